@@ -1,0 +1,34 @@
+# The two commands of the README: `make run` and `make test`. Both install what is missing
+# (Debian packages, as root), configure and build Release first.
+BUILD_DIR ?= build
+JOBS      ?= $(shell nproc)
+COLLSIM   := $(BUILD_DIR)/bin/collsim
+
+.PHONY: all deps configure build run test bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job: every allreduce algorithm on the embedded default cluster (seed 000's 40 GPUs).
+run: build
+	$(COLLSIM) predict --algo all
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD_DIR)/bin/bench_schedule_build 1024
+	$(BUILD_DIR)/bin/bench_schedule_build 4096
+
+clean:
+	rm -rf $(BUILD_DIR)

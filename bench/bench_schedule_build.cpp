@@ -1,0 +1,58 @@
+// bench/bench_schedule_build.cpp — how long building and checking a schedule takes, and
+// how much memory it needs: `bench_schedule_build P [ALGO] [BYTES]` (default ring, 1 GiB).
+// Prints one line per stage with wall time and the process's peak resident memory (VmHWM),
+// so run one P per process. This is a benchmark, not a test: targets live in the README.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/checker.hpp"
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+
+namespace {
+
+double peak_rss_gib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / (1024.0 * 1024.0);  // kB -> GiB
+  return -1;
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2) throw collsim::Error("usage: bench_schedule_build P [ALGO] [BYTES]");
+    collsim::ScheduleRequest r;
+    r.ranks = static_cast<collsim::Rank>(std::stoul(argv[1]));
+    const std::string algo = argc > 2 ? argv[2] : "ring";
+    r.bytes = argc > 3 ? collsim::parse_size(argv[3]) : (1ull << 30);
+    collsim::Schedule s;
+    const double build_s = seconds([&] { s = collsim::generate_schedule(algo, r); });
+    const double build_peak = peak_rss_gib();
+    fmt::print("{} allreduce P={} N={}: {} transfers, {} dependencies, schedule {:.2f} GiB\n", algo, r.ranks,
+               collsim::format_size(r.bytes), s.size(), s.dependency_count(), s.memory_bytes() / double(1ull << 30));
+    fmt::print("  build  {:8.2f} s   peak RSS {:.2f} GiB\n", build_s, build_peak);
+    collsim::CheckReport report;
+    const double check_s = seconds([&] { report = collsim::check_schedule(s); });
+    fmt::print("  check  {:8.2f} s   peak RSS {:.2f} GiB   ({}, {} elements)\n", check_s, peak_rss_gib(),
+               report.exact ? "exact sets" : "signatures", report.elements);
+    std::fflush(stdout);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_schedule_build: %s\n", e.what());
+    return 2;
+  }
+}

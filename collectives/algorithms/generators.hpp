@@ -1,0 +1,21 @@
+// collectives/algorithms/generators.hpp — one generator per algorithm file. Requests reach
+// them already validated by generate_schedule().
+#pragma once
+
+#include "collectives/algorithm.hpp"
+
+namespace collsim::algorithms {
+
+Schedule ring(const ScheduleRequest& request);
+Schedule naive(const ScheduleRequest& request);
+Schedule binomial(const ScheduleRequest& request);
+Schedule tree(const ScheduleRequest& request);
+Schedule two_tree(const ScheduleRequest& request);
+Schedule recursive_doubling(const ScheduleRequest& request);
+Schedule rabenseifner(const ScheduleRequest& request);
+Schedule hierarchical_ring(const ScheduleRequest& request);
+
+// The ScheduleInfo every generator starts from.
+ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm);
+
+}  // namespace collsim::algorithms

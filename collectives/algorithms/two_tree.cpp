@@ -1,0 +1,32 @@
+// collectives/algorithms/two_tree.cpp — double binary tree allreduce (Sanders, Speck &
+// Träff 2009; NCCL 2.4). Two complementary binary trees (binary_tree.hpp) each reduce and
+// broadcast half of the buffer, pipelined in k segments per half. A rank interior in one
+// tree is a leaf in the other (for even P), so every rank both sends and receives in
+// every pipeline stage, where a single tree leaves its leaves idle half the time.
+#include "collectives/algorithms/binary_tree.hpp"
+#include "collectives/algorithms/generators.hpp"
+
+namespace collsim::algorithms {
+
+Schedule two_tree(const ScheduleRequest& request) {
+  const auto trees = double_binary_tree(request.ranks);
+  const ByteRange data{0, request.bytes};
+
+  ChunkTable table;
+  std::vector<PlannedTransfer> plan;
+  for (int t = 0; t < 2; ++t)
+    plan_tree(trees[t], part_of(data, 2, t), request.segments, request.bytes, {}, table, plan);
+
+  ScheduleInfo info = info_for(request, "two-tree");
+  info.scratch_bytes = 2 * request.bytes;
+  ScheduleBuilder builder(info, table.ranges());
+  builder.add_in_step_order(std::move(plan));  // interleaves the two trees step by step
+  const std::uint32_t h = std::max(trees[0].height(), trees[1].height()), k = request.segments;
+  if (request.ranks > 1) {
+    builder.add_phase("reduce", 0, h + k - 1);
+    builder.add_phase("broadcast", h, h + k - 1);
+  }
+  return std::move(builder).build();
+}
+
+}  // namespace collsim::algorithms

@@ -1,0 +1,310 @@
+// collectives/checker.cpp — structural validation, hazard proof and symbolic execution.
+#include "collectives/checker.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "collectives/elements.hpp"
+#include "collectives/error.hpp"
+
+namespace collsim {
+namespace {
+
+std::string describe(const Schedule& s, TransferId id) {
+  const Transfer t = s.transfer(id);
+  return fmt::format("transfer {} ({} {} -> {}, step {})", id, to_string(t.op), t.src, t.dst, t.step);
+}
+
+std::string bytes_of(const ElementMap& elements, std::uint32_t e) {
+  const ByteRange r = elements.range(e);
+  return fmt::format("bytes [{}, {})", r.offset, r.end());
+}
+
+// Finds a cycle through forward dependencies, or reports the first out-of-order dependency.
+[[noreturn]] void report_forward_dependency(const Schedule& s, TransferId from, TransferId to) {
+  const std::size_t n = s.size();
+  std::vector<std::uint8_t> color(n, 0);  // 0 new, 1 on stack, 2 done
+  std::vector<TransferId> parent(n, kNoTransfer);
+  for (TransferId start = 0; start < n; ++start) {
+    if (color[start]) continue;
+    std::vector<std::pair<TransferId, std::size_t>> stack{{start, 0}};
+    color[start] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const auto deps = s.transfer(node).deps;
+      if (next == deps.size()) {
+        color[node] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const TransferId d = deps[next++];
+      if (d >= n) continue;  // reported elsewhere
+      if (color[d] == 1) {
+        std::string path = std::to_string(d);
+        for (TransferId x = node; x != d; x = parent[x]) path = std::to_string(x) + " -> " + path;
+        throw Error(fmt::format("dependency cycle: transfers {} -> {} (each waits for the next)", d, path));
+      }
+      if (color[d] == 0) {
+        color[d] = 1;
+        parent[d] = node;
+        stack.push_back({d, 0});
+      }
+    }
+  }
+  throw Error(fmt::format("transfer {} depends on later transfer {}: transfers must be listed in dependency order",
+                          from, to));
+}
+
+void validate_transfer(const Schedule& s, TransferId id, const ElementMap& elements) {
+  const ScheduleInfo& info = s.info();
+  const Transfer t = s.transfer(id);
+  const auto& chunks = s.chunks();
+  if (t.src >= info.ranks || t.dst >= info.ranks)
+    throw Error(fmt::format("transfer {} names rank {} but the schedule has {} ranks", id,
+                            std::max(t.src, t.dst), info.ranks));
+  if (t.src_chunk >= chunks.size() || t.dst_chunk >= chunks.size())
+    throw Error(fmt::format("transfer {} names chunk {} but the schedule has {} chunks", id,
+                            std::max(t.src_chunk, t.dst_chunk), chunks.size()));
+  const ByteRange a = chunks[t.src_chunk], b = chunks[t.dst_chunk];
+  if (a.bytes != b.bytes)
+    throw Error(fmt::format("transfer {} moves chunk {} ({} bytes) into chunk {} ({} bytes)", id, t.src_chunk,
+                            a.bytes, t.dst_chunk, b.bytes));
+  if (t.is_local() && a.bytes > 0 && a.offset < b.end() && b.offset < a.end())
+    throw Error(fmt::format("transfer {} is local to rank {} and its source and destination overlap", id, t.src));
+  if (t.src_chunk != t.dst_chunk) {
+    const std::uint32_t n = elements.last(t.src_chunk) - elements.first(t.src_chunk);
+    bool same = n == elements.last(t.dst_chunk) - elements.first(t.dst_chunk);
+    for (std::uint32_t i = 0; same && i < n; ++i)
+      same = elements.range(elements.first(t.src_chunk) + i).bytes == elements.range(elements.first(t.dst_chunk) + i).bytes;
+    if (!same)
+      throw Error(fmt::format("transfer {} maps chunk {} onto chunk {} whose boundaries differ; split it", id,
+                              t.src_chunk, t.dst_chunk));
+  }
+  for (TransferId d : t.deps) {
+    if (d >= s.size()) throw Error(fmt::format("transfer {} depends on transfer {}, which does not exist", id, d));
+    if (d == id) throw Error(fmt::format("dependency cycle: transfer {} depends on itself", id));
+    if (d > id) report_forward_dependency(s, id, d);
+    const Transfer u = s.transfer(d);
+    if (u.src != t.src && u.dst != t.src && u.src != t.dst && u.dst != t.dst)
+      throw Error(fmt::format("transfer {} ({} -> {}) depends on transfer {} ({} -> {}), which neither of its ranks "
+                              "takes part in", id, t.src, t.dst, d, u.src, u.dst));
+  }
+}
+
+// Contribution set of one element of one rank: exact bit set (P <= 64) or signature.
+struct Contribution {
+  std::uint64_t sum = 0;    // bit set, or wrap-around sum of weights
+  std::uint32_t count = 0;  // 0 = nothing has arrived yet
+};
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The chunks plus the ranges the postcondition speaks about, so both lie on element bounds.
+std::vector<ByteRange> with_output_bounds(const Schedule& s) {
+  std::vector<ByteRange> ranges = s.chunks();
+  const ScheduleInfo& info = s.info();
+  ranges.push_back(info.data());
+  if (info.collective == Collective::reduce_scatter || info.collective == Collective::allgather)
+    for (Rank b = 0; b < info.ranks; ++b) ranges.push_back(part_of(info.data(), info.ranks, b));
+  return ranges;
+}
+
+class SymbolicRun {
+ public:
+  SymbolicRun(const Schedule& s, const CheckOptions& options)
+      : s_(s), info_(s.info()), elements_(with_output_bounds(s)), exact_(info_.ranks <= options.exact_up_to),
+        log_(info_.ranks, elements_.count()), value_(std::size_t(info_.ranks) * elements_.count()) {
+    for (Rank r = 0; r < info_.ranks; ++r) {
+      weight_.push_back(exact_ ? (1ull << r) : (splitmix64(options.seed + r) | 1));
+      everyone_.sum += weight_.back();
+    }
+    everyone_.count = info_.ranks;
+  }
+
+  const ElementMap& elements() const { return elements_; }
+  bool exact() const { return exact_; }
+
+  void initialise() {
+    for (Rank r = 0; r < info_.ranks; ++r)
+      for (std::uint32_t e = 0; e < elements_.count(); ++e)
+        if (holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
+  }
+
+  void execute() {
+    std::vector<Contribution> staged;
+    for (TransferId id = 0; id < s_.size(); ++id) {
+      const Transfer t = s_.transfer(id);
+      staged.clear();
+      for (std::uint32_t e = elements_.first(t.src_chunk); e < elements_.last(t.src_chunk); ++e)
+        staged.push_back(read(id, t.src, e));
+      std::uint32_t i = 0;
+      for (std::uint32_t e = elements_.first(t.dst_chunk); e < elements_.last(t.dst_chunk); ++e)
+        write(id, t, e, staged[i++]);
+    }
+  }
+
+  void verify_postcondition() const {
+    const ByteRange data = info_.data();
+    switch (info_.collective) {
+      case Collective::allreduce:
+        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, everyone_, "the sum of all ranks");
+        break;
+      case Collective::reduce:
+        expect(info_.root, data, everyone_, "the sum of all ranks");
+        break;
+      case Collective::reduce_scatter:
+        for (Rank r = 0; r < info_.ranks; ++r) expect(r, part_of(data, info_.ranks, r), everyone_, "the sum of all ranks");
+        break;
+      case Collective::allgather:
+        for (Rank r = 0; r < info_.ranks; ++r)
+          for (Rank b = 0; b < info_.ranks; ++b)
+            expect(r, part_of(data, info_.ranks, b), {weight_[b], 1}, fmt::format("rank {}'s block", b));
+        break;
+      case Collective::broadcast:
+        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, {weight_[info_.root], 1}, fmt::format("root {}'s data", info_.root));
+        break;
+    }
+  }
+
+ private:
+  bool holds_input(Rank r, ByteRange e) const {
+    const ByteRange data = info_.data();
+    if (e.offset >= data.end()) return false;  // scratch starts empty
+    switch (info_.collective) {
+      case Collective::allgather: {
+        const ByteRange block = part_of(data, info_.ranks, r);
+        return e.offset >= block.offset && e.end() <= block.end();
+      }
+      case Collective::broadcast: return r == info_.root;
+      default: return true;
+    }
+  }
+
+  Contribution read(TransferId id, Rank rank, std::uint32_t e) {
+    const std::size_t slot = log_.slot(rank, e);
+    const TransferId writer = log_.last_writer(slot);
+    if (writer != kNoTransfer && !happens_before(writer, id))
+      throw Error(fmt::format("{} reads {} of rank {} that {} writes, without a dependency path between them "
+                              "(read before arrival)", describe(s_, id), bytes_of(elements_, e), rank, describe(s_, writer)));
+    if (value_[slot].count == 0)
+      throw Error(fmt::format("{} reads {} of rank {}, which hold no data yet (read before arrival)", describe(s_, id),
+                              bytes_of(elements_, e), rank));
+    log_.record_read(slot, id);
+    return value_[slot];
+  }
+
+  void write(TransferId id, const Transfer& t, std::uint32_t e, const Contribution& incoming) {
+    const std::size_t slot = log_.slot(t.dst, e);
+    const std::size_t readers = log_.for_each_reader(slot, [&](TransferId r) {
+      if (!happens_before(r, id))
+        throw Error(fmt::format("{} overwrites {} of rank {} that {} still reads, without a dependency path between "
+                                "them (write after read)", describe(s_, id), bytes_of(elements_, e), t.dst, describe(s_, r)));
+    });
+    const TransferId writer = log_.last_writer(slot);
+    if (readers == 0 && writer != kNoTransfer && !happens_before(writer, id))
+      throw Error(fmt::format("{} and {} both write {} of rank {} without a dependency path between them "
+                              "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(elements_, e), t.dst));
+    Contribution& v = value_[slot];
+    if (t.op == Op::copy) {
+      v = incoming;
+    } else {
+      if (exact_ && (v.sum & incoming.sum) != 0)
+        throw Error(fmt::format("{} reduces rank {}'s contribution into {} of rank {} a second time (duplicated "
+                                "reduction)", describe(s_, id), std::countr_zero(v.sum & incoming.sum),
+                                bytes_of(elements_, e), t.dst));
+      v.sum = exact_ ? (v.sum | incoming.sum) : v.sum + incoming.sum;
+      v.count += incoming.count;
+    }
+    log_.record_write(slot, id);
+  }
+
+  // True when a dependency path leads from `a` to `b` (a < b). Direct dependencies answer
+  // almost every query of a generated schedule; otherwise a search over b's ancestors,
+  // pruned below a (ancestors listed before a cannot reach it).
+  bool happens_before(TransferId a, TransferId b) {
+    const auto deps = s_.transfer(b).deps;
+    if (std::find(deps.begin(), deps.end(), a) != deps.end()) return true;
+    if (visited_.empty()) visited_.assign(s_.size(), 0);
+    ++stamp_;
+    std::vector<TransferId>& stack = search_;
+    stack.assign(deps.begin(), deps.end());
+    while (!stack.empty()) {
+      const TransferId x = stack.back();
+      stack.pop_back();
+      if (x == a) return true;
+      if (x < a || visited_[x] == stamp_) continue;
+      visited_[x] = stamp_;
+      for (TransferId d : s_.transfer(x).deps) stack.push_back(d);
+    }
+    return false;
+  }
+
+  void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what) const {
+    if (range.bytes == 0) return;
+    for (std::uint32_t e = elements_.element_at(range.offset); e < elements_.element_at(range.end()); ++e) {
+      const Contribution& v = value_[log_.slot(rank, e)];
+      if (v.sum == want.sum && v.count == want.count) continue;
+      throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} but {}", to_string(info_.collective),
+                              rank, bytes_of(elements_, e), what, explain_difference(v, want)));
+    }
+  }
+
+  std::string explain_difference(const Contribution& have, const Contribution& want) const {
+    if (have.count == 0) return "hold no data";
+    if (!exact_) return fmt::format("hold {} contributions (signature {:#x}, expected {} with {:#x})", have.count,
+                                    have.sum, want.count, want.sum);
+    std::string out;
+    const std::uint64_t missing = want.sum & ~have.sum, extra = have.sum & ~want.sum;
+    if (missing) out += fmt::format("miss the contribution of rank {}", std::countr_zero(missing));
+    if (extra) out += fmt::format("{}hold an extra contribution of rank {}", out.empty() ? "" : " and ", std::countr_zero(extra));
+    return out;
+  }
+
+  const Schedule& s_;
+  const ScheduleInfo& info_;
+  ElementMap elements_;
+  bool exact_;
+  AccessLog log_;
+  std::vector<Contribution> value_;
+  std::vector<std::uint64_t> weight_;
+  Contribution everyone_;
+  std::vector<std::uint32_t> visited_;
+  std::uint32_t stamp_ = 0;
+  std::vector<TransferId> search_;
+};
+
+}  // namespace
+
+void validate_structure(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  if (info.ranks == 0) throw Error("schedule has 0 ranks");
+  if (info.root >= info.ranks) throw Error(fmt::format("root {} is not one of the {} ranks", info.root, info.ranks));
+  const std::uint64_t space = info.address_space();
+  for (std::size_t c = 0; c < s.chunks().size(); ++c) {
+    const ByteRange r = s.chunks()[c];
+    if (r.offset > space || r.bytes > space - r.offset)
+      throw Error(fmt::format("chunk {} [{}, {}) lies outside the {} bytes of data and scratch", c, r.offset,
+                              r.offset + r.bytes, space));
+  }
+  const ElementMap elements(s.chunks());
+  for (TransferId id = 0; id < s.size(); ++id) validate_transfer(s, id, elements);
+}
+
+CheckReport check_schedule(const Schedule& schedule, const CheckOptions& options) {
+  validate_structure(schedule);
+  SymbolicRun run(schedule, options);
+  run.initialise();
+  run.execute();
+  run.verify_postcondition();
+  return {run.exact(), schedule.size(), schedule.dependency_count(), run.elements().count()};
+}
+
+}  // namespace collsim

@@ -1,0 +1,38 @@
+// collectives/checker.hpp — proves a schedule: executes it on symbolic data and checks
+//  1. structure: ranks, chunks and dependencies refer to things that exist; every dependency
+//     precedes its dependent (so the dependency graph is acyclic and an executor that issues
+//     each transfer once its dependencies are done cannot deadlock); every dependency
+//     involves the dependent's source or destination rank (so it can be observed locally);
+//  2. hazards: every pair of conflicting accesses to the same bytes of a rank (write/read,
+//     read/write, write/write) is ordered by a dependency path — nothing is read before it
+//     arrives or overwritten before it has been sent, whatever order an executor picks;
+//  3. the collective's postcondition: every output byte holds each contribution exactly once.
+// Contributions are exact sets (one bit per rank) for P <= 64, and for larger P a signature:
+// a random 64-bit weight per rank summed with wrap-around, plus a count, so P = 4096 checks
+// in seconds. A duplicate contribution is caught exactly for P <= 64 and by the count or the
+// signature (failure probability about 2^-64) above.
+#pragma once
+
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+struct CheckOptions {
+  Rank exact_up_to = 64;         // largest P checked with exact contribution sets
+  std::uint64_t seed = 0x5eedc011ull;  // signature weights
+};
+
+struct CheckReport {
+  bool exact = false;
+  std::size_t transfers = 0;
+  std::size_t dependencies = 0;
+  std::uint32_t elements = 0;
+};
+
+// Part 1 alone; the JSON loader runs it on every schedule it reads. Throws Error.
+void validate_structure(const Schedule& schedule);
+
+// Parts 1-3. Throws Error with a one-line description of the first violation found.
+CheckReport check_schedule(const Schedule& schedule, const CheckOptions& options = {});
+
+}  // namespace collsim

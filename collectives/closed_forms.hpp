@@ -1,0 +1,42 @@
+// collectives/closed_forms.hpp — closed-form times of the algorithms under the analytic
+// engine's model (one-port, contention-free; docs/semantics.md), and the lower bound no
+// algorithm can beat. Thakur, Rabenseifner & Gropp (2005), as in MPICH's comments, with N
+// bytes on P ranks:
+//   ring               2(P-1) a + 2(P-1)/P N b + (P-1)/P N g
+//   recursive doubling lg P (a + N b + N g)
+//   rabenseifner       2 lg P a + 2(P-1)/P N b + (P-1)/P N g
+//   binomial           2 lg P a + 2 lg P N b + lg P N g          (reduce + broadcast)
+//   naive              2(P-1)(a + N b) + (P-1) N g              (seed 000's single reducer)
+//   lower bound        ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g (Patarasuk & Yuan 2009;
+//                      a max of its port and reducer parts when reduction overlaps transfers)
+// For P not a power of two, recursive doubling and Rabenseifner fold (fold.hpp): one extra
+// (a + N b + N g) before and (a + N b) after, with P' = 2^floor(lg P) in place of P. Thakur
+// et al. print (P-1)/P there; the exact value is (P'-1)/P'.
+// The forms are exact when every message of a step has the same size (N divisible by the
+// chunk count); they assume a uniform network, except hierarchical-ring's, which uses both
+// link classes. With N = 0 nothing is sent and every time, bound included, is 0.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "collectives/cost_model.hpp"
+
+namespace collsim {
+
+// nullopt when the algorithm has no closed form for this collective / model.
+std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,
+                                       std::uint64_t bytes, const CostModel& cost);
+
+// Lower bound on any schedule's time under the analytic model: the busier of a rank's ports
+// (ceil(lg P) a + 2(P-1)/P N b for allreduce) and its reduction unit ((P-1)/P N g). The two
+// are a max, not a sum, because a pipelined schedule reduces one segment while the next one
+// is on the wire.
+double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost);
+
+// The classic bound above, ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g: it holds for schedules
+// that do not overlap reduction with communication (every unpipelined algorithm here), and
+// pipelined ones approach or beat it only when g is comparable to b.
+double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost);
+
+}  // namespace collsim

@@ -1,0 +1,35 @@
+// collectives/cost_model.hpp — the alpha-beta-gamma cost constants of a contention-free
+// network (DESIGN.md section 3). Units: seconds, seconds per byte.
+//   alpha: per-message overhead;  beta = 1 / bandwidth;  gamma: reduction cost per byte.
+// Two link classes let a flat model tell a node's internal links (NVLink, PCIe) from the
+// network between nodes; ranks n*G .. n*G+G-1 share node n when ranks_per_node = G > 0.
+#pragma once
+
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+struct LinkCost {
+  double alpha_s = 0;
+  double beta_s_per_byte = 0;
+
+  double message_s(std::uint64_t bytes) const { return alpha_s + double(bytes) * beta_s_per_byte; }
+  friend bool operator==(const LinkCost&, const LinkCost&) = default;
+};
+
+struct CostModel {
+  LinkCost inter_node;             // between nodes; everywhere when ranks_per_node == 0
+  LinkCost intra_node;             // inside a node
+  double gamma_s_per_byte = 0;
+  Rank ranks_per_node = 0;
+
+  static CostModel uniform(double alpha_s, double beta_s_per_byte, double gamma_s_per_byte) {
+    return {{alpha_s, beta_s_per_byte}, {alpha_s, beta_s_per_byte}, gamma_s_per_byte, 0};
+  }
+  bool is_uniform() const { return ranks_per_node == 0 || inter_node == intra_node; }
+  bool same_node(Rank a, Rank b) const { return ranks_per_node > 0 && a / ranks_per_node == b / ranks_per_node; }
+  const LinkCost& link(Rank a, Rank b) const { return same_node(a, b) ? intra_node : inter_node; }
+  double reduction_s(std::uint64_t bytes) const { return double(bytes) * gamma_s_per_byte; }
+};
+
+}  // namespace collsim

@@ -1,0 +1,37 @@
+// collectives/explain.hpp — a schedule run on strings, for teaching (seeds 002 and 003).
+// The data buffer's elements are named a, b, c, ...; rank r starts with a<r>, b<r>, ...
+// A copy replaces the destination's string; a reduction appends the incoming string to the
+// destination's (a1 += a0 gives "a1a0"), so every cell shows which contributions it holds
+// and in which order they were added. "-" marks bytes that hold nothing yet.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+struct ExplainedStep {
+  std::uint32_t step = 0;
+  std::string phase;                            // phases containing the step, joined by " + "
+  std::vector<TransferId> transfers;            // in list order
+  std::vector<std::vector<std::string>> state;  // [rank][element] after the step
+};
+
+struct Explanation {
+  std::vector<std::string> element_names;       // data elements only
+  std::vector<ByteRange> element_ranges;
+  std::vector<std::vector<std::string>> initial;  // [rank][element]
+  std::vector<ExplainedStep> steps;
+};
+
+inline constexpr Rank kMaxExplainedRanks = 32;
+
+// Throws Error when the schedule has more than kMaxExplainedRanks ranks or 52 elements.
+Explanation explain_schedule(const Schedule& schedule);
+
+// "chunk 3" / "chunks 0-1" / "staged chunk a": names of a transfer's source or destination.
+std::string describe_chunk(const Schedule& schedule, const Explanation& explanation, ChunkId chunk);
+
+}  // namespace collsim

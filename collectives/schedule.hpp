@@ -1,0 +1,131 @@
+// collectives/schedule.hpp — the schedule IR: the single source of truth every engine,
+// executor, checker and picture consumes (DESIGN.md section 1).
+//
+// A schedule is P ranks, each with an address space of `bytes` data bytes followed by
+// `scratch_bytes` staging bytes, a table of chunks (named byte ranges in that address
+// space), and a list of transfers. A transfer moves one chunk's bytes from one rank to a
+// chunk of equal size on another rank (or, with src == dst, between two disjoint chunks of
+// one rank: a local reduction of staged data), either copying or reducing (+=) into it.
+//
+// Semantics every consumer shares (docs/semantics.md):
+//  * A transfer may start once all its dependencies are done. It reads its source during the
+//    transfer and writes its destination when it completes.
+//  * Transfers are listed in a topological order: every dependency precedes its dependent.
+//    Cycles are therefore impossible in a valid schedule, and list order is also each rank's
+//    issue order (the one-port model of the analytic engine grants ports in list order).
+//  * Correctness never relies on list order: every conflicting access (read/write or
+//    write/write of the same bytes on the same rank) is ordered by dependencies, which the
+//    checker proves.
+//  * `step` is a teaching label: the time slot of the algorithm's idealised synchronous
+//    schedule. Phases name ranges of steps ("reduce-scatter", "allgather", ...).
+//
+// Storage is struct-of-arrays with dependencies in CSR form, so ring allreduce on 4096 ranks
+// (33.5 M transfers) fits in about 1.2 GB.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/partition.hpp"
+
+namespace collsim {
+
+using Rank = std::uint32_t;
+using TransferId = std::uint32_t;
+using ChunkId = std::uint32_t;
+inline constexpr TransferId kNoTransfer = 0xFFFFFFFFu;
+
+enum class Collective : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce };
+enum class Op : std::uint8_t { copy, reduce };
+
+std::string_view to_string(Collective collective);
+std::string_view to_string(Op op);
+Collective parse_collective(std::string_view name);  // throws Error naming the valid ones
+Op parse_op(std::string_view name);
+const std::vector<Collective>& all_collectives();
+
+// nccl-tests bus-bandwidth factor: busbw = algbw * factor.
+double bus_bandwidth_factor(Collective collective, Rank ranks);
+
+struct Phase {
+  std::string name;
+  std::uint32_t first_step = 0;
+  std::uint32_t step_count = 0;
+  friend bool operator==(const Phase&, const Phase&) = default;
+};
+
+// What was asked for: enough to regenerate the schedule and to state its postcondition.
+struct ScheduleInfo {
+  Collective collective = Collective::allreduce;
+  std::string algorithm;
+  Rank ranks = 1;
+  std::uint64_t bytes = 0;          // data bytes per rank
+  std::uint64_t scratch_bytes = 0;  // staging bytes per rank, after the data bytes
+  Rank root = 0;                    // broadcast and reduce
+  std::uint32_t segments = 1;       // pipelining, where the algorithm has it
+  std::uint32_t ranks_per_node = 0; // hierarchical algorithms; 0 = not used
+  friend bool operator==(const ScheduleInfo&, const ScheduleInfo&) = default;
+
+  ByteRange data() const { return {0, bytes}; }
+  std::uint64_t address_space() const { return bytes + scratch_bytes; }
+};
+
+struct Transfer {
+  Rank src = 0;
+  Rank dst = 0;
+  ChunkId src_chunk = 0;
+  ChunkId dst_chunk = 0;
+  Op op = Op::copy;
+  std::uint32_t step = 0;
+  std::span<const TransferId> deps;
+
+  bool is_local() const { return src == dst; }
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  explicit Schedule(ScheduleInfo info) : info_(std::move(info)) {}
+
+  const ScheduleInfo& info() const { return info_; }
+  const std::vector<ByteRange>& chunks() const { return chunks_; }
+  const std::vector<Phase>& phases() const { return phases_; }
+  std::size_t size() const { return src_.size(); }
+  std::size_t dependency_count() const { return deps_.size(); }
+  std::uint32_t step_count() const;
+
+  Transfer transfer(TransferId id) const {
+    return {src_[id], dst_[id], src_chunk_[id], dst_chunk_[id], op_[id], step_[id],
+            std::span<const TransferId>(deps_.data() + dep_begin_[id],
+                                        deps_.data() + dep_begin_[id + 1])};
+  }
+  std::uint64_t transfer_bytes(TransferId id) const { return chunks_[dst_chunk_[id]].bytes; }
+  const Phase* phase_of_step(std::uint32_t step) const;
+
+  // Construction (used by ScheduleBuilder and the JSON loader). No validation here: the
+  // loader validates structure, the checker proves the rest.
+  ChunkId add_chunk(ByteRange range);
+  void add_phase(Phase phase) { phases_.push_back(std::move(phase)); }
+  void reserve(std::size_t transfers, std::size_t deps);
+  TransferId append(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op,
+                    std::uint32_t step, std::span<const TransferId> deps);
+
+  std::size_t memory_bytes() const;
+  friend bool operator==(const Schedule& a, const Schedule& b);
+
+ private:
+  ScheduleInfo info_;
+  std::vector<ByteRange> chunks_;
+  std::vector<Phase> phases_;
+  std::vector<Rank> src_, dst_;
+  std::vector<ChunkId> src_chunk_, dst_chunk_;
+  std::vector<std::uint32_t> step_;
+  std::vector<Op> op_;
+  std::vector<std::uint64_t> dep_begin_{0};
+  std::vector<TransferId> deps_;
+};
+
+}  // namespace collsim

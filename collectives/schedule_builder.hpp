@@ -1,0 +1,72 @@
+// collectives/schedule_builder.hpp — how generators write a schedule: as a sequential
+// program of transfers, listed in the order a rank would issue them. The builder infers the
+// dependencies from byte-level hazards, so generators state only what moves where:
+//   read-after-write:  a transfer reading bytes of rank r depends on their last writer;
+//   write-after-read:  a transfer writing bytes of rank r depends on every reader since the
+//                      last write (each of which already depends on that writer);
+//   write-after-write: otherwise it depends on the last writer.
+// Every dependency found this way involves the transfer's own source or destination rank,
+// so executors can observe it locally. The checker proves the result independently.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collectives/elements.hpp"
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+// Interns byte ranges as chunk ids, so a generator can name "the upper half of rank r's
+// current range" without keeping its own table. Complete it before building.
+class ChunkTable {
+ public:
+  ChunkId intern(ByteRange range);
+  const std::vector<ByteRange>& ranges() const { return ranges_; }
+
+ private:
+  std::vector<ByteRange> ranges_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, ChunkId> ids_;
+};
+
+struct PlannedTransfer {
+  std::uint32_t step = 0;
+  Rank src = 0;
+  ChunkId src_chunk = 0;
+  Rank dst = 0;
+  ChunkId dst_chunk = 0;
+  Op op = Op::copy;
+};
+
+class ScheduleBuilder {
+ public:
+  ScheduleBuilder(ScheduleInfo info, const std::vector<ByteRange>& chunks);
+
+  void reserve(std::size_t transfers, std::size_t deps) { schedule_.reserve(transfers, deps); }
+  void add_phase(std::string name, std::uint32_t first_step, std::uint32_t step_count);
+
+  // Appends one transfer and infers its dependencies. src == dst is a local operation
+  // between two disjoint chunks of one rank (a reduction of staged data). A transfer of an
+  // empty chunk is not emitted (returns kNoTransfer).
+  TransferId add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op, std::uint32_t step);
+  TransferId send(Rank src, Rank dst, ChunkId chunk, Op op, std::uint32_t step) {
+    return add(src, chunk, dst, chunk, op, step);
+  }
+  // Adds planned transfers sorted by step (stable), for generators that compute a pipeline's
+  // time slots out of order (trees).
+  void add_in_step_order(std::vector<PlannedTransfer> plan);
+
+  Schedule build() &&;
+
+ private:
+  void collect_read_hazards(Rank rank, ChunkId chunk, TransferId self);
+  void collect_write_hazards(Rank rank, ChunkId chunk, TransferId self);
+
+  Schedule schedule_;
+  ElementMap elements_;
+  AccessLog log_;
+  std::vector<TransferId> deps_;
+};
+
+}  // namespace collsim

@@ -1,0 +1,152 @@
+// collectives/schedule_json.cpp — the JSON form of the IR (docs/schedule-format.md).
+#include "collectives/schedule_json.hpp"
+
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "collectives/checker.hpp"
+#include "collectives/error.hpp"
+
+namespace collsim {
+namespace {
+
+using nlohmann::json;
+
+const json& field(const json& object, const char* key, const std::string& where) {
+  if (!object.is_object()) throw Error(fmt::format("schedule JSON: {} is not an object", where));
+  auto it = object.find(key);
+  if (it == object.end()) throw Error(fmt::format("schedule JSON: {} has no '{}'", where, key));
+  return *it;
+}
+
+// A whole number >= 0. nlohmann::json keeps integers built in memory (such as the version
+// schedule_to_json writes) as signed, and parsed non-negative integers as unsigned: accept both.
+bool is_whole_number(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+std::uint64_t unsigned_field(const json& object, const char* key, const std::string& where,
+                             std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  const json& v = field(object, key, where);
+  if (!is_whole_number(v) || v.get<std::uint64_t>() > max)
+    throw Error(fmt::format("schedule JSON: {}.{} must be a whole number from 0 to {} (got {})", where, key, max, v.dump()));
+  return v.get<std::uint64_t>();
+}
+
+std::uint32_t u32_field(const json& object, const char* key, const std::string& where) {
+  return static_cast<std::uint32_t>(unsigned_field(object, key, where, 0xFFFFFFFEu));
+}
+
+std::string string_field(const json& object, const char* key, const std::string& where) {
+  const json& v = field(object, key, where);
+  if (!v.is_string()) throw Error(fmt::format("schedule JSON: {}.{} must be a string", where, key));
+  return v.get<std::string>();
+}
+
+const json& array_field(const json& object, const char* key, const std::string& where) {
+  const json& v = field(object, key, where);
+  if (!v.is_array()) throw Error(fmt::format("schedule JSON: {}.{} must be an array", where, key));
+  return v;
+}
+
+ScheduleInfo info_from_json(const json& j) {
+  ScheduleInfo info;
+  info.collective = parse_collective(string_field(j, "collective", "schedule"));
+  info.algorithm = string_field(j, "algorithm", "schedule");
+  info.ranks = u32_field(j, "ranks", "schedule");
+  info.bytes = unsigned_field(j, "bytes", "schedule");
+  info.scratch_bytes = unsigned_field(j, "scratch_bytes", "schedule");
+  if (info.scratch_bytes > std::numeric_limits<std::uint64_t>::max() - info.bytes)
+    throw Error("schedule JSON: bytes + scratch_bytes overflow");
+  info.root = u32_field(j, "root", "schedule");
+  info.segments = u32_field(j, "segments", "schedule");
+  info.ranks_per_node = u32_field(j, "ranks_per_node", "schedule");
+  return info;
+}
+
+}  // namespace
+
+json schedule_to_json(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  json j = {{"format", kScheduleFormat},
+            {"version", kScheduleFormatVersion},
+            {"collective", to_string(info.collective)},
+            {"algorithm", info.algorithm},
+            {"ranks", info.ranks},
+            {"bytes", info.bytes},
+            {"scratch_bytes", info.scratch_bytes},
+            {"root", info.root},
+            {"segments", info.segments},
+            {"ranks_per_node", info.ranks_per_node}};
+  json chunks = json::array();
+  for (const ByteRange& c : s.chunks()) chunks.push_back({{"offset", c.offset}, {"bytes", c.bytes}});
+  json phases = json::array();
+  for (const Phase& p : s.phases()) phases.push_back({{"name", p.name}, {"first_step", p.first_step}, {"steps", p.step_count}});
+  json transfers = json::array();
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    transfers.push_back({{"src", t.src}, {"dst", t.dst}, {"src_chunk", t.src_chunk}, {"dst_chunk", t.dst_chunk},
+                         {"op", to_string(t.op)}, {"step", t.step},
+                         {"deps", std::vector<TransferId>(t.deps.begin(), t.deps.end())}});
+  }
+  j["chunks"] = std::move(chunks);
+  j["phases"] = std::move(phases);
+  j["transfers"] = std::move(transfers);
+  return j;
+}
+
+Schedule schedule_from_json(const json& j) {
+  if (!j.is_object()) throw Error("schedule JSON: the document is not an object");
+  if (string_field(j, "format", "schedule") != kScheduleFormat)
+    throw Error(fmt::format("schedule JSON: format is not '{}'", kScheduleFormat));
+  if (unsigned_field(j, "version", "schedule") != kScheduleFormatVersion)
+    throw Error(fmt::format("schedule JSON: only version {} is understood", kScheduleFormatVersion));
+  Schedule s(info_from_json(j));
+  for (const json& c : array_field(j, "chunks", "schedule"))
+    s.add_chunk({unsigned_field(c, "offset", "chunk"), unsigned_field(c, "bytes", "chunk")});
+  for (const json& p : array_field(j, "phases", "schedule"))
+    s.add_phase({string_field(p, "name", "phase"), u32_field(p, "first_step", "phase"), u32_field(p, "steps", "phase")});
+  const json& transfers = array_field(j, "transfers", "schedule");
+  std::vector<TransferId> deps;
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const json& t = transfers[i];
+    const std::string where = fmt::format("transfers[{}]", i);
+    deps.clear();
+    for (const json& d : array_field(t, "deps", where)) {
+      if (!is_whole_number(d) || d.get<std::uint64_t>() >= kNoTransfer)
+        throw Error(fmt::format("schedule JSON: {}.deps holds {}, not a transfer index", where, d.dump()));
+      deps.push_back(d.get<TransferId>());
+    }
+    s.append(u32_field(t, "src", where), u32_field(t, "src_chunk", where), u32_field(t, "dst", where),
+             u32_field(t, "dst_chunk", where), parse_op(string_field(t, "op", where)), u32_field(t, "step", where), deps);
+  }
+  validate_structure(s);
+  return s;
+}
+
+void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) throw Error(fmt::format("cannot write schedule file '{}'", path.string()));
+  out << schedule_to_json(schedule).dump() << '\n';
+  if (!out) throw Error(fmt::format("error while writing schedule file '{}'", path.string()));
+}
+
+Schedule load_schedule(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot read schedule file '{}'", path.string()));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("schedule file '{}' is not valid JSON (truncated or corrupt): {}", path.string(), e.what()));
+  }
+  try {
+    return schedule_from_json(j);
+  } catch (const Error& e) {
+    throw Error(fmt::format("schedule file '{}': {}", path.string(), e.what()));
+  }
+}
+
+}  // namespace collsim

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages collsim builds and tests with, when any is missing.
+# Needs root (or sudo) only when something has to be installed.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ make pkg-config
+          libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libboost-graph-dev catch2)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,72 @@
+// sim/analytic_engine.cpp — one pass in list order (a topological order of the DAG).
+#include "sim/analytic_engine.hpp"
+
+#include <algorithm>
+
+namespace collsim {
+namespace {
+
+// When a rank's resource (send port, receive port, reduction unit) frees, and which
+// transfer last held it, so the critical path can be traced through resource waits too.
+struct Resource {
+  double free_at = 0;
+  TransferId holder = kNoTransfer;
+
+  void raise(double& time, TransferId& cause) const {
+    if (free_at > time) {
+      time = free_at;
+      cause = holder;
+    }
+  }
+};
+
+}  // namespace
+
+AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
+  const Rank ranks = s.info().ranks;
+  std::vector<double> done(s.size());
+  std::vector<TransferId> cause(s.size(), kNoTransfer);
+  std::vector<Resource> send_port(ranks), recv_port(ranks), reducer(ranks);
+  AnalyticResult result;
+  result.rank_finish_s.assign(ranks, 0.0);
+
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    const std::uint64_t bytes = s.transfer_bytes(id);
+    double start = 0;
+    TransferId why = kNoTransfer;
+    for (TransferId d : t.deps)
+      if (why == kNoTransfer || done[d] > start) {
+        start = std::max(start, done[d]);
+        why = d;
+      }
+    double arrival = start;
+    if (!t.is_local()) {
+      if (options.one_port) {
+        send_port[t.src].raise(start, why);
+        recv_port[t.dst].raise(start, why);
+      }
+      arrival = start + cost.link(t.src, t.dst).message_s(bytes);
+      send_port[t.src] = recv_port[t.dst] = {arrival, id};
+    }
+    double finish = arrival;
+    if (t.op == Op::reduce) {
+      reducer[t.dst].raise(finish, why);
+      finish += cost.reduction_s(bytes);
+      reducer[t.dst] = {finish, id};
+    }
+    done[id] = finish;
+    cause[id] = why;
+    result.rank_finish_s[t.src] = std::max(result.rank_finish_s[t.src], arrival);
+    result.rank_finish_s[t.dst] = std::max(result.rank_finish_s[t.dst], finish);
+  }
+
+  if (s.size() == 0) return result;
+  TransferId last = TransferId(std::max_element(done.begin(), done.end()) - done.begin());
+  result.time_s = done[last];
+  for (TransferId x = last; x != kNoTransfer; x = cause[x]) result.critical_path.push_back(x);
+  std::reverse(result.critical_path.begin(), result.critical_path.end());
+  return result;
+}
+
+}  // namespace collsim

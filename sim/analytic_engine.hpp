@@ -1,0 +1,36 @@
+// sim/analytic_engine.hpp — the contention-free engine (`--engine analytic`): the time of a
+// schedule's dependency DAG under the alpha-beta-gamma model, one pass over the transfers.
+//
+// Per transfer of b bytes from s to d (docs/semantics.md):
+//   ready   = the latest completion among its dependencies;
+//   start   = ready, and, in the one-port model (default), not before s's send port and d's
+//             receive port are free: each rank sends one message and receives one message at
+//             a time, ports granted in list order (the model of Thakur et al.'s formulas and
+//             of the lower bound);
+//   arrival = start + alpha + b * beta of the link class between s and d (ports free again);
+//   done    = arrival, or for a reduction arrival + b * gamma, run on d's reduction unit,
+//             which works one reduction at a time.
+// A local transfer (s == d) is a reduction of staged data on d: b * gamma, no alpha.
+// With one_port = false the ports are unlimited and the time is the DAG's plain critical path.
+#pragma once
+
+#include <vector>
+
+#include "collectives/cost_model.hpp"
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+struct AnalyticOptions {
+  bool one_port = true;
+};
+
+struct AnalyticResult {
+  double time_s = 0;
+  std::vector<double> rank_finish_s;       // last completion on each rank (as source or destination)
+  std::vector<TransferId> critical_path;   // first to last transfer of the chain that sets time_s
+};
+
+AnalyticResult run_analytic(const Schedule& schedule, const CostModel& cost, const AnalyticOptions& options = {});
+
+}  // namespace collsim

@@ -1,0 +1,149 @@
+// sim/cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
+// every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectives/algorithms/binary_tree.hpp"
+#include "collectives/explain.hpp"
+#include "collectives/units.hpp"
+#include "sim/cli/options.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct ExplainOptions {
+  ScheduleOptions schedule;
+  Format format = Format::table;
+};
+
+// Enough bytes that every chunk of the algorithm is at least one byte.
+std::uint64_t teaching_bytes(const ScheduleOptions& o) {
+  return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * 2;
+}
+
+std::vector<algorithms::BinaryTree> trees_of(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  if (info.algorithm == "tree") return {algorithms::rotate(algorithms::nccl_binary_tree(info.ranks), info.root)};
+  if (info.algorithm == "two-tree") {
+    const auto both = algorithms::double_binary_tree(info.ranks);
+    return {both[0], both[1]};
+  }
+  return {};
+}
+
+std::vector<Rank> interior_ranks(const algorithms::BinaryTree& t) {
+  std::vector<Rank> out;
+  for (Rank r = 0; r < t.size(); ++r)
+    if (t.interior(r)) out.push_back(r);
+  return out;
+}
+
+std::string join(const std::vector<Rank>& v) {
+  std::string s;
+  for (Rank r : v) s += (s.empty() ? "" : " ") + std::to_string(r);
+  return s.empty() ? "none" : s;
+}
+
+void print_state(const std::vector<std::vector<std::string>>& state) {
+  std::size_t width = 2;
+  for (const auto& row : state)
+    for (const auto& cell : row) width = std::max(width, cell.size());
+  for (std::size_t r = 0; r < state.size(); ++r) {
+    fmt::print("  gpu {:<3}", r);
+    std::string row;
+    for (const auto& cell : state[r]) row += fmt::format(" {:<{}}", cell, width);
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    fmt::print("{}\n", row);
+  }
+}
+
+// What rank r does in a step, in list order (the order it issues its operations).
+std::string rank_activity(const Schedule& s, const Explanation& x, const ExplainedStep& step, Rank r) {
+  std::string line;
+  auto add = [&](const std::string& part) { line += (line.empty() ? "" : ", ") + part; };
+  for (TransferId id : step.transfers) {
+    const Transfer t = s.transfer(id);
+    if (t.is_local() && t.dst == r)
+      add(fmt::format("reduces {} into {}", describe_chunk(s, x, t.src_chunk), describe_chunk(s, x, t.dst_chunk)));
+    else if (!t.is_local() && t.src == r)
+      add(fmt::format("sends {} to gpu {}", describe_chunk(s, x, t.src_chunk), t.dst));
+    else if (!t.is_local() && t.dst == r)
+      add(fmt::format("receives {} from gpu {}{}", describe_chunk(s, x, t.dst_chunk), t.src,
+                      t.op == Op::reduce ? " and reduces it" : ""));
+  }
+  return line;
+}
+
+void print_trees(const std::vector<algorithms::BinaryTree>& trees) {
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    fmt::print("tree {} (root {}, height {}):\n{}", i + 1, trees[i].root, trees[i].height(), trees[i].draw());
+    fmt::print("interior in tree {}: {}\n\n", i + 1, join(interior_ranks(trees[i])));
+  }
+  if (trees.size() == 2) {
+    std::vector<Rank> both;
+    for (Rank r = 0; r < trees[0].size(); ++r)
+      if (trees[0].interior(r) && trees[1].interior(r)) both.push_back(r);
+    fmt::print("interior in both trees: {}{}\n\n", join(both),
+               both.empty() ? " (every rank is a leaf in at least one tree)" : "");
+  }
+}
+
+void print_text(const Schedule& s, const Explanation& x) {
+  const ScheduleInfo& info = s.info();
+  fmt::print("{} {} on {} ranks, {} bytes: the buffer is cut into {} chunks {}..{}; a0 is rank 0's chunk a,\n"
+             "a reduction appends what it adds (a1a0 = a1 + a0), '-' is a chunk that holds nothing yet.\n\n",
+             info.algorithm, to_string(info.collective), info.ranks, info.bytes, x.element_names.size(),
+             x.element_names.empty() ? "" : x.element_names.front(), x.element_names.empty() ? "" : x.element_names.back());
+  print_trees(trees_of(s));
+  fmt::print("initial state\n");
+  print_state(x.initial);
+  for (const ExplainedStep& step : x.steps) {
+    fmt::print("\nstep {}{}\n", step.step, step.phase.empty() ? "" : " (" + step.phase + ")");
+    for (Rank r = 0; r < info.ranks; ++r)
+      if (std::string line = rank_activity(s, x, step, r); !line.empty()) fmt::print("  gpu {} {}\n", r, line);
+    fmt::print("state after step {}\n", step.step);
+    print_state(step.state);
+  }
+}
+
+void print_json(const Schedule& s, const Explanation& x) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const ExplainedStep& step : x.steps) {
+    nlohmann::json transfers = nlohmann::json::array();
+    for (TransferId id : step.transfers) {
+      const Transfer t = s.transfer(id);
+      transfers.push_back({{"id", id}, {"src", t.src}, {"dst", t.dst}, {"op", to_string(t.op)},
+                           {"src_chunk", describe_chunk(s, x, t.src_chunk)}, {"dst_chunk", describe_chunk(s, x, t.dst_chunk)}});
+    }
+    steps.push_back({{"step", step.step}, {"phase", step.phase}, {"transfers", transfers}, {"state", step.state}});
+  }
+  nlohmann::json trees = nlohmann::json::array();
+  for (const auto& t : trees_of(s)) trees.push_back({{"root", t.root}, {"parent", t.parent}, {"interior", interior_ranks(t)}});
+  for (auto& tree : trees)
+    for (auto& p : tree["parent"])
+      if (p == algorithms::kNoRank) p = nullptr;
+  const nlohmann::json out = {{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
+                              {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"chunks", x.element_names},
+                              {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
+  std::cout << out.dump(2) << '\n';
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app) {
+  auto options = std::make_shared<ExplainOptions>();
+  CLI::App* cmd = app.add_subcommand("explain", "Show every rank's chunks after each step (seeds' notation)");
+  add_schedule_options(*cmd, options->schedule, false);
+  add_format_option(*cmd, options->format, false);
+  cmd->callback([options] {
+    const Schedule s = generate_schedule(options->schedule.algorithm, options->schedule.request(teaching_bytes(options->schedule)));
+    const Explanation x = explain_schedule(s);
+    if (options->format == Format::json) print_json(s, x);
+    else print_text(s, x);
+  });
+}
+
+}  // namespace collsim::cli

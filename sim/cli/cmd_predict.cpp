@@ -1,0 +1,154 @@
+// sim/cli/cmd_predict.cpp — `collsim predict`: time of every algorithm per message size on a
+// cluster (a YAML config, the embedded default, or --ranks/--alpha/--bandwidth/--gamma).
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/prediction.hpp"
+#include "topologies/cluster_config.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct PredictOptions {
+  std::string config, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
+  Rank ranks = 0, ranks_per_node = 0;
+  double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
+  std::uint32_t segments = 0;
+  Format format = Format::table;
+};
+
+// The cluster: a config file, the embedded default, or a flat what-if network from flags.
+ClusterConfig resolve_cluster(const PredictOptions& o) {
+  const bool network_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0;
+  if (o.beta >= 0 && o.bandwidth >= 0) throw Error("give --beta or --bandwidth, not both");
+  if (o.bandwidth == 0) throw Error("--bandwidth must be > 0 bytes/s");
+  ClusterConfig c;
+  if (!o.config.empty()) {
+    c = load_cluster_config(o.config);
+  } else if (network_flags) {
+    if (o.ranks == 0) throw Error("a what-if network (--alpha/--beta/--bandwidth) needs --ranks");
+    if (o.beta < 0 && o.bandwidth < 0) throw Error("a what-if network needs --bandwidth (bytes/s) or --beta (s/byte)");
+    c.name = "what-if (flat, contention-free)";
+    c.cost = CostModel::uniform(0, 0, 0);
+  } else {
+    c = default_cluster_config();
+  }
+  if (o.ranks > 0) c.ranks = o.ranks;
+  if (o.ranks_per_node > 0) c.cost.ranks_per_node = o.ranks_per_node;
+  if (c.cost.ranks_per_node > 0 && c.ranks % c.cost.ranks_per_node != 0)
+    throw Error(fmt::format("{} ranks are not a whole number of nodes of {} (set --ranks-per-node)", c.ranks,
+                            c.cost.ranks_per_node));
+  if (o.alpha >= 0) c.cost.inter_node.alpha_s = c.cost.intra_node.alpha_s = o.alpha;
+  const double beta = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1);
+  if (beta >= 0) c.cost.inter_node.beta_s_per_byte = c.cost.intra_node.beta_s_per_byte = beta;
+  if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
+  return c;
+}
+
+std::string describe_links(const CostModel& cost) {
+  auto link = [](const LinkCost& l) {
+    return fmt::format("{:.4g} GB/s, alpha {}", l.beta_s_per_byte > 0 ? 1e-9 / l.beta_s_per_byte : 0.0,
+                       format_seconds(l.alpha_s));
+  };
+  std::string out = cost.is_uniform() ? "links " + link(cost.inter_node)
+                                      : fmt::format("inter-node {}; intra-node {} ({} ranks per node)",
+                                                    link(cost.inter_node), link(cost.intra_node), cost.ranks_per_node);
+  return out + fmt::format("; gamma {:.3g} s/B", cost.gamma_s_per_byte);
+}
+
+void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r) {
+  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({}, contention-free)\n",
+             to_string(r.collective), r.ranks, c.name, r.engine, r.analytic.one_port ? "one-port" : "unlimited ports");
+  fmt::print("{}\n\n", describe_links(c.cost));
+  fmt::print("{:>10}  {:<19} {:>11} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time", "algbw GB/s", "busbw GB/s",
+             "x bound");
+  std::uint64_t previous = ~0ull;
+  for (const PredictionRecord& rec : records) {
+    if (rec.bytes != previous && previous != ~0ull) fmt::print("\n");
+    const std::string size = rec.bytes != previous ? format_size(rec.bytes) : "";
+    previous = rec.bytes;
+    fmt::print("{:>10}  {:<19} {:>11} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm, format_seconds(rec.time_s),
+               rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
+               rec.winner ? "  <- winner" : "");
+  }
+  fmt::print("\nwinner per size:");
+  for (const PredictionRecord& rec : records)
+    if (rec.winner) fmt::print(" {}={}", format_size(rec.bytes), rec.algorithm);
+  fmt::print("\n");
+}
+
+void print_csv(const std::vector<PredictionRecord>& records) {
+  fmt::print("collective,algorithm,ranks,bytes,engine,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
+             "closed_form_s,winner\n");
+  for (const PredictionRecord& r : records)
+    fmt::print("{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, r.engine, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+               r.closed_form_s ? fmt::format("{:.9g}", *r.closed_form_s) : "", r.winner ? 1 : 0);
+}
+
+void run(const PredictOptions& o) {
+  const ClusterConfig cluster = resolve_cluster(o);
+  PredictionRequest r;
+  r.collective = parse_collective(o.collective);
+  r.algorithms.clear();
+  for (std::size_t pos = 0; pos <= o.algo.size();) {  // "ring,two-tree" names several
+    const std::size_t comma = std::min(o.algo.find(',', pos), o.algo.size());
+    r.algorithms.push_back(o.algo.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
+                             : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
+  r.ranks = cluster.ranks;
+  r.cost = cluster.cost;
+  r.segments = o.segments;
+  r.engine = o.engine;
+  r.analytic.one_port = o.ports == "one";
+  const std::vector<PredictionRecord> records = predict(r);
+  switch (o.format) {
+    case Format::table: print_table(records, cluster, r); break;
+    case Format::csv: print_csv(records); break;
+    case Format::json: {
+      nlohmann::json out = nlohmann::json::array();
+      for (const PredictionRecord& rec : records) out.push_back(to_json(rec));
+      std::cout << out.dump(2) << '\n';
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto options = std::make_shared<PredictOptions>();
+  CLI::App* cmd = app.add_subcommand("predict", "Predict collective time per algorithm and message size");
+  auto& o = *options;
+  cmd->add_option("--config", o.config, "Cluster YAML (default: the embedded seed-000 cluster, 40 GPUs)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-c,--collective", o.collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
+      ->capture_default_str();
+  cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
+  cmd->add_option("-b,--bytes", o.bytes, "Sizes, e.g. 1K,64M,1G or 1K:1G (K/M/G = 2^10/2^20/2^30; default: config's)");
+  cmd->add_option("-e,--engine", o.engine, "Engine: analytic")->capture_default_str();
+  cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
+      ->check(CLI::IsMember({"one", "unlimited"}))
+      ->capture_default_str();
+  cmd->add_option("-p,--ranks", o.ranks, "Number of ranks (overrides the config)")->check(CLI::Range(Rank(1), Rank(1) << 24));
+  cmd->add_option("-g,--ranks-per-node", o.ranks_per_node, "Ranks per node (overrides the config)")
+      ->check(CLI::Range(Rank(1), Rank(1) << 24));
+  cmd->add_option("--alpha", o.alpha, "Per-message overhead in seconds (all links)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--beta", o.beta, "Seconds per byte (all links)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--bandwidth", o.bandwidth, "Link bandwidth in bytes/s (all links), instead of --beta")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-k,--segments", o.segments, "Pipeline segments for tree and two-tree (default: ~1 MiB each)")
+      ->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
+  add_format_option(*cmd, o.format);
+  cmd->callback([options] { run(*options); });
+}
+
+}  // namespace collsim::cli

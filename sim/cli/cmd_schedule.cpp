@@ -1,0 +1,110 @@
+// sim/cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON), `collsim check`
+// (prove a generated or saved schedule) and `collsim algorithms` (list the table).
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "collectives/checker.hpp"
+#include "collectives/error.hpp"
+#include "collectives/schedule_json.hpp"
+#include "sim/cli/options.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct ScheduleCommand {
+  ScheduleOptions schedule;
+  std::string output;
+};
+
+struct CheckCommand {
+  std::string file;
+  ScheduleOptions schedule;
+  Format format = Format::table;
+};
+
+void run_check(const CheckCommand& c, bool from_file) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Schedule s = from_file ? load_schedule(c.file) : generate_schedule(c.schedule.algorithm, c.schedule.request(0));
+  const auto t1 = std::chrono::steady_clock::now();
+  const CheckReport report = check_schedule(s);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double build_s = std::chrono::duration<double>(t1 - t0).count(), check_s = std::chrono::duration<double>(t2 - t1).count();
+  if (c.format == Format::json) {
+    std::cout << nlohmann::json{{"valid", true}, {"algorithm", s.info().algorithm},
+                                {"collective", to_string(s.info().collective)}, {"ranks", s.info().ranks},
+                                {"bytes", s.info().bytes}, {"transfers", report.transfers},
+                                {"dependencies", report.dependencies}, {"elements", report.elements},
+                                {"exact", report.exact}, {"build_s", build_s}, {"check_s", check_s}}
+                     .dump(2)
+              << '\n';
+    return;
+  }
+  fmt::print("valid: {} {} on {} ranks, {} bytes: {} transfers, {} dependencies, {} elements; contributions {}; "
+             "{} {:.3f} s, check {:.3f} s\n",
+             s.info().algorithm, to_string(s.info().collective), s.info().ranks, s.info().bytes, report.transfers,
+             report.dependencies, report.elements, report.exact ? "exact sets" : "64-bit signatures",
+             from_file ? "load" : "build", build_s, check_s);
+}
+
+void list_algorithms(Format format) {
+  if (format == Format::json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const AlgorithmEntry& a : algorithm_table()) {
+      std::vector<std::string> cs;
+      for (Collective c : a.collectives) cs.emplace_back(to_string(c));
+      out.push_back({{"name", a.name}, {"collectives", cs}, {"pipelined", a.pipelined}, {"summary", a.summary}});
+    }
+    std::cout << out.dump(2) << '\n';
+    return;
+  }
+  for (const AlgorithmEntry& a : algorithm_table()) {
+    std::string cs;
+    for (Collective c : a.collectives) cs += (cs.empty() ? "" : ", ") + std::string(to_string(c));
+    fmt::print("{:<19} {}\n{:<19} collectives: {}{}\n", a.name, a.summary, "", cs, a.pipelined ? "; pipelined (--segments)" : "");
+  }
+}
+
+}  // namespace
+
+void add_schedule_commands(CLI::App& app) {
+  auto sched = std::make_shared<ScheduleCommand>();
+  CLI::App* cmd = app.add_subcommand("schedule", "Generate a schedule and write it as JSON");
+  add_schedule_options(*cmd, sched->schedule, true);
+  cmd->add_option("-o,--output", sched->output, "Output file (default: stdout)");
+  cmd->callback([sched] {
+    const Schedule s = generate_schedule(sched->schedule.algorithm, sched->schedule.request(0));
+    if (sched->output.empty()) std::cout << schedule_to_json(s).dump() << '\n';
+    else save_schedule(s, sched->output);
+  });
+
+  auto check = std::make_shared<CheckCommand>();
+  CLI::App* chk = app.add_subcommand("check", "Prove a schedule: structure, hazards and the collective's postcondition");
+  chk->add_option("--file", check->file, "Schedule JSON to check (instead of generating one)");
+  CLI::App* gen = chk;  // ALGO --ranks --bytes when no --file
+  gen->add_option("algorithm", check->schedule.algorithm, "Algorithm to generate and check");
+  gen->add_option("-p,--ranks", check->schedule.ranks, "Number of ranks P")->check(CLI::Range(Rank(1), Rank(1) << 24));
+  gen->add_option("-c,--collective", check->schedule.collective, "Collective")->capture_default_str();
+  gen->add_option("-b,--bytes", check->schedule.bytes, "Bytes per rank");
+  gen->add_option("-k,--segments", check->schedule.segments, "Pipeline segments")->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
+  gen->add_option("-g,--ranks-per-node", check->schedule.ranks_per_node, "Ranks per node")->check(CLI::Range(Rank(1), Rank(1) << 24));
+  gen->add_option("--root", check->schedule.root, "Root rank");
+  add_format_option(*chk, check->format, false);
+  chk->callback([check] {
+    const bool from_file = !check->file.empty();
+    if (from_file == !check->schedule.algorithm.empty())
+      throw Error("check needs either --file SCHEDULE.json or an algorithm with --ranks and --bytes");
+    if (!from_file && (check->schedule.ranks == 0 || check->schedule.bytes.empty()))
+      throw Error("check ALGO needs --ranks and --bytes");
+    run_check(*check, from_file);
+  });
+
+  auto format = std::make_shared<Format>(Format::table);
+  CLI::App* list = app.add_subcommand("algorithms", "List the algorithms and the collectives each implements");
+  add_format_option(*list, *format, false);
+  list->callback([format] { list_algorithms(*format); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,108 @@
+// sim/prediction.cpp — generate, cost, compare.
+#include "sim/prediction.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/closed_forms.hpp"
+#include "collectives/error.hpp"
+
+namespace collsim {
+namespace {
+
+bool runs_on(std::string_view algorithm, const PredictionRequest& r) {
+  if (algorithm != "hierarchical-ring") return true;
+  const Rank g = r.cost.ranks_per_node;
+  return g > 0 && r.ranks % g == 0;
+}
+
+std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
+  const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
+  if (!every) {
+    for (const std::string& a : r.algorithms) find_algorithm(a);  // unknown names fail here
+    return r.algorithms;
+  }
+  std::vector<std::string> names;
+  for (std::string_view a : algorithms_for(r.collective))
+    if (runs_on(a, r)) names.emplace_back(a);
+  return names;
+}
+
+PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+  ScheduleRequest sr;
+  sr.collective = r.collective;
+  sr.ranks = r.ranks;
+  sr.bytes = bytes;
+  sr.segments = find_algorithm(algorithm).pipelined ? r.segments : 0;
+  sr.ranks_per_node = r.cost.ranks_per_node;
+  const Schedule schedule = generate_schedule(algorithm, sr);
+  const AnalyticResult result = run_analytic(schedule, r.cost, r.analytic);
+
+  PredictionRecord rec;
+  rec.collective = r.collective;
+  rec.algorithm = algorithm;
+  rec.ranks = r.ranks;
+  rec.bytes = bytes;
+  rec.engine = r.engine;
+  rec.segments = schedule.info().segments;
+  rec.transfers = schedule.size();
+  rec.time_s = result.time_s;
+  rec.algbw_GBps = rec.time_s > 0 ? double(bytes) / rec.time_s / 1e9 : 0;
+  rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
+  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, r.cost);
+  if (r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, r.cost);
+  return rec;
+}
+
+}  // namespace
+
+std::vector<std::string> available_engines() { return {"analytic"}; }
+
+std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const std::string&)>& progress) {
+  const auto engines = available_engines();
+  if (std::find(engines.begin(), engines.end(), r.engine) == engines.end())
+    throw Error(fmt::format("engine '{}' is not available in this build (available: {})", r.engine, fmt::join(engines, ", ")));
+  const std::vector<std::string> names = expand_algorithms(r);
+  if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
+  const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
+
+  std::vector<PredictionRecord> records;
+  for (std::uint64_t bytes : r.sizes) {
+    const std::size_t first = records.size();
+    for (const std::string& a : names) {
+      if (progress) progress(fmt::format("{} {} bytes", a, bytes));
+      records.push_back(predict_one(r, a, bytes));
+    }
+    auto best = std::min_element(records.begin() + first, records.end(),
+                                 [](const PredictionRecord& x, const PredictionRecord& y) { return x.time_s < y.time_s; });
+    best->winner = true;
+    if (only_winners) {
+      PredictionRecord keep = *best;
+      records.resize(first);
+      records.push_back(keep);
+    }
+  }
+  return records;
+}
+
+nlohmann::json to_json(const PredictionRecord& r) {
+  nlohmann::json j = {{"collective", to_string(r.collective)},
+                      {"algorithm", r.algorithm},
+                      {"ranks", r.ranks},
+                      {"bytes", r.bytes},
+                      {"engine", r.engine},
+                      {"segments", r.segments},
+                      {"transfers", r.transfers},
+                      {"time_s", r.time_s},
+                      {"algbw_GBps", r.algbw_GBps},
+                      {"busbw_GBps", r.busbw_GBps},
+                      {"lower_bound_s", r.lower_bound_s},
+                      {"winner", r.winner}};
+  j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace collsim

@@ -1,0 +1,56 @@
+// sim/prediction.hpp — a prediction: for each algorithm and message size, generate the
+// schedule, cost it with an engine, and report time, nccl-tests algbw/busbw, the lower
+// bound and, where one exists, the closed form. The records are what `collsim predict`
+// prints as a table, CSV or JSON.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/cost_model.hpp"
+#include "collectives/schedule.hpp"
+#include "sim/analytic_engine.hpp"
+
+namespace collsim {
+
+struct PredictionRecord {
+  Collective collective = Collective::allreduce;
+  std::string algorithm;
+  Rank ranks = 0;
+  std::uint64_t bytes = 0;
+  std::string engine;
+  std::uint32_t segments = 1;
+  std::size_t transfers = 0;
+  double time_s = 0;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  double lower_bound_s = 0;
+  std::optional<double> closed_form_s;
+  bool winner = false;  // fastest algorithm for this size
+};
+
+struct PredictionRequest {
+  Collective collective = Collective::allreduce;
+  std::vector<std::string> algorithms;  // names, or the single name "all" / "auto"
+  std::vector<std::uint64_t> sizes;
+  Rank ranks = 1;
+  CostModel cost;
+  std::uint32_t segments = 0;  // 0: each algorithm's default
+  std::string engine = "analytic";
+  AnalyticOptions analytic;
+};
+
+// Algorithms "all" and "auto" expand to every algorithm that implements the collective and
+// can run on these ranks (hierarchical-ring needs whole nodes). "auto" keeps only each
+// size's winner. Throws Error for an unknown engine or algorithm.
+std::vector<PredictionRecord> predict(const PredictionRequest& request,
+                                      const std::function<void(const std::string&)>& progress = {});
+
+nlohmann::json to_json(const PredictionRecord& record);
+std::vector<std::string> available_engines();
+
+}  // namespace collsim

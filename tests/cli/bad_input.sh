@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tests/cli/bad_input.sh COLLSIM — every kind of bad input gives exit code 2 and exactly one
+# line on stderr that names the problem; nothing crashes or hangs.
+set -u
+collsim=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# expect "<substring of the message>" args...
+expect() {
+  local needle=$1
+  shift
+  local err rc lines
+  err=$(timeout 20 "$collsim" "$@" 2>&1 >/dev/null)
+  rc=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [[ "$err" == *"$needle"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: collsim $* -> exit $rc, $lines line(s): $err (wanted '$needle')"
+  fi
+}
+
+expect "unknown algorithm 'rng'"      explain rng --ranks 4
+expect "unknown algorithm 'foo'"      predict --algo foo
+expect "--ranks"                      explain ring --ranks 0
+expect "--ranks"                      predict --ranks 0 --bandwidth 1e9
+expect "--ranks"                      explain ring --ranks four
+expect "--ranks"                      explain ring --ranks -3
+expect "invalid size '-1K'"           predict --bytes=-1K
+expect "invalid size 'abc'"           predict --bytes 1K,abc
+expect "invalid size '12Q'"           predict --bytes 12Q
+expect "--alpha"                      predict --alpha fast --ranks 4 --bandwidth 1e9
+expect "--bandwidth"                  predict --ranks 4 --bandwidth 0
+expect "unknown collective 'alltoall'" predict --collective alltoall
+expect "does not implement reduce-scatter" explain two-tree --ranks 4 --collective reduce-scatter
+expect "engine 'flow' is not available" predict --engine flow
+expect "needs --bandwidth"            predict --ranks 8 --alpha 1e-6
+expect "not a whole number of nodes"  predict --ranks 41
+expect "hierarchical-ring needs"      explain hierarchical-ring --ranks 8
+expect "at most 32 ranks"             explain ring --ranks 64
+expect "root 9 is not a rank"         explain tree --ranks 4 --collective broadcast --root 9
+expect "not pipelined"                explain ring --ranks 4 --segments 3
+expect "--config"                     predict --config "$tmp/missing.yaml"
+
+printf 'name: x\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6}\ngamma_s_per_byte: 0\n' > "$tmp/bad.yaml"
+expect "missing key 'bandwidth_Bps'"  predict --config "$tmp/bad.yaml"
+
+"$collsim" schedule ring --ranks 4 --bytes 1K -o "$tmp/ring.json"
+head -c 300 "$tmp/ring.json" > "$tmp/truncated.json"
+expect "not valid JSON"               check --file "$tmp/truncated.json"
+sed 's/"deps":\[\]/"deps":[99]/' "$tmp/ring.json" > "$tmp/dangling.json"
+expect "does not exist"               check --file "$tmp/dangling.json"
+sed 's/"src":0,/"src":7,/' "$tmp/ring.json" > "$tmp/rank.json"
+expect "names rank 7"                 check --file "$tmp/rank.json"
+python3 - "$tmp/ring.json" "$tmp/cycle.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["transfers"][0]["deps"] = [len(s["transfers"]) - 1]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+expect "cycle"                        check --file "$tmp/cycle.json"
+python3 - "$tmp/ring.json" "$tmp/race.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for t in s["transfers"]:
+    if t["deps"]:
+        t["deps"] = []
+        break
+json.dump(s, open(sys.argv[2], "w"))
+PY
+expect "read before arrival"          check --file "$tmp/race.json"
+expect "check needs either"           check
+
+# A valid schedule file is accepted.
+if "$collsim" check --file "$tmp/ring.json" | grep -q '^valid: ring allreduce on 4 ranks'; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL: a valid schedule file was not accepted"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

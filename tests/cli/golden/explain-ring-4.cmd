@@ -1,0 +1,1 @@
+explain ring --ranks 4

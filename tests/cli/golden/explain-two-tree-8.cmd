@@ -1,0 +1,1 @@
+explain two-tree --ranks 8 --segments 1

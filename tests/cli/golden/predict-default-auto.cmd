@@ -1,0 +1,1 @@
+predict --algo auto --format csv

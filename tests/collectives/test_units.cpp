@@ -1,0 +1,141 @@
+// tests/collectives/test_units.cpp — sizes as people write them (collectives/units.hpp).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+
+using collsim::Error;
+using collsim::format_seconds;
+using collsim::format_size;
+using collsim::parse_size;
+using collsim::parse_size_list;
+
+namespace {
+
+constexpr std::uint64_t K = 1024, M = K * K, G = M * K;
+
+}  // namespace
+
+TEST_CASE("parse_size reads plain byte counts", "[units]") {
+  CHECK(parse_size("0") == 0);
+  CHECK(parse_size("1") == 1);
+  CHECK(parse_size("4096") == 4096);
+  CHECK(parse_size("1000000") == 1000000);
+}
+
+TEST_CASE("parse_size reads K, M and G as powers of 1024 in either case", "[units]") {
+  CHECK(parse_size("64K") == 65536);
+  CHECK(parse_size("64k") == 65536);
+  CHECK(parse_size("1K") == K);
+  CHECK(parse_size("1M") == M);
+  CHECK(parse_size("1m") == M);
+  CHECK(parse_size("64M") == 64 * M);
+  CHECK(parse_size("1G") == G);
+  CHECK(parse_size("4g") == 4 * G);
+}
+
+TEST_CASE("parse_size rounds a decimal with a suffix to the nearest byte", "[units]") {
+  CHECK(parse_size("1.5K") == 1536);
+  CHECK(parse_size("0.5M") == 512 * K);
+  CHECK(parse_size("2.5G") == 5 * G / 2);
+}
+
+TEST_CASE("parse_size ignores surrounding blanks", "[units]") {
+  CHECK(parse_size(" 64K") == 65536);
+  CHECK(parse_size("64K\t") == 65536);
+}
+
+TEST_CASE("parse_size rejects negative, empty, malformed and oversized sizes with one-line errors", "[units]") {
+  for (const char* bad : {"-4", "-1K", "abc", "", "   ", "1X", "1K:0", "K", "1KK", "4 K", "1,2", "nan", "inf",
+                          "0x10", "1e30", "18446744073709551615", "99999999999G"}) {
+    INFO("input '" << bad << "'");
+    try {
+      (void)parse_size(bad);
+      FAIL("parse_size accepted '" << bad << "'");
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      CHECK(message.find("invalid size") != std::string::npos);
+      CHECK(message.find('\n') == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("parse_size names the reason a size is rejected", "[units]") {
+  CHECK_THROWS_WITH(parse_size("-4"), Catch::Contains("negative"));
+  CHECK_THROWS_WITH(parse_size(""), Catch::Contains("empty"));
+  CHECK_THROWS_WITH(parse_size("abc"), Catch::Contains("'abc'") && Catch::Contains("not a number"));
+  CHECK_THROWS_WITH(parse_size("1e30"), Catch::Contains("too large"));
+}
+
+TEST_CASE("parse_size_list reads comma-separated sizes in order", "[units]") {
+  CHECK(parse_size_list("1K,64M") == std::vector<std::uint64_t>{K, 64 * M});
+  CHECK(parse_size_list("4096") == std::vector<std::uint64_t>{4096});
+  CHECK(parse_size_list("8,1,8") == std::vector<std::uint64_t>{8, 1, 8});
+}
+
+TEST_CASE("parse_size_list expands A:B to every power-of-two multiple of A up to B", "[units]") {
+  CHECK(parse_size_list("1K:8K") == std::vector<std::uint64_t>{K, 2 * K, 4 * K, 8 * K});
+  CHECK(parse_size_list("1K:1K") == std::vector<std::uint64_t>{K});
+  CHECK(parse_size_list("3K:13K") == std::vector<std::uint64_t>{3 * K, 6 * K, 12 * K});
+  CHECK(parse_size_list("1K:1M").size() == 11);
+  CHECK(parse_size_list("8,1K:4K,1G") == std::vector<std::uint64_t>{8, K, 2 * K, 4 * K, G});
+}
+
+TEST_CASE("parse_size_list stops a range at B even when doubling would overflow", "[units]") {
+  // 16000000000G is about 1.7e19 bytes: 3 * 2^62 fits below it, 3 * 2^63 wraps around.
+  const std::vector<std::uint64_t> sizes = parse_size_list("3:16000000000G");
+  REQUIRE(sizes.size() == 63);
+  CHECK(sizes.back() == std::uint64_t(3) << 62);
+  for (std::size_t i = 1; i < sizes.size(); ++i) CHECK(sizes[i] == 2 * sizes[i - 1]);
+  CHECK(parse_size_list("8G:16000000000G").back() == std::uint64_t(1) << 63);
+}
+
+TEST_CASE("parse_size_list rejects empty items, empty or reversed ranges and bad sizes", "[units]") {
+  for (const char* bad : {"", ",", "1K,", ",1K", "1K,,2K", "1K:0", "0:8K", "8K:1K", "1K:abc", "1K:", ":1K", "-4",
+                          "1K,1X"}) {
+    INFO("input '" << bad << "'");
+    try {
+      (void)parse_size_list(bad);
+      FAIL("parse_size_list accepted '" << bad << "'");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find('\n') == std::string::npos);
+    }
+  }
+  CHECK_THROWS_WITH(parse_size_list("8K:1K"), Catch::Contains("'8K:1K'"));
+}
+
+TEST_CASE("format_size prints exact binary multiples with a suffix and anything else in full", "[units]") {
+  CHECK(format_size(0) == "0");
+  CHECK(format_size(1) == "1");
+  CHECK(format_size(1000) == "1000");
+  CHECK(format_size(1536) == "1536");
+  CHECK(format_size(K) == "1K");
+  CHECK(format_size(4096) == "4K");
+  CHECK(format_size(65536) == "64K");
+  CHECK(format_size(M) == "1M");
+  CHECK(format_size(64 * M) == "64M");
+  CHECK(format_size(G) == "1G");
+  CHECK(format_size(1024 * G) == "1T");
+  CHECK(format_size(1200000000) == "1200000000");
+  CHECK(format_size(9999 * K) == "9999K");
+  CHECK(format_size(10000 * K) == "10240000");  // long mantissas print in full
+}
+
+TEST_CASE("format_size output parses back to the same number of bytes", "[units]") {
+  for (std::uint64_t bytes : {std::uint64_t(0), std::uint64_t(7), K, 3 * K, 1536 * K, 64 * M, 5 * G, 9999 * K,
+                              10000 * K, std::uint64_t(1200000000)}) {
+    INFO("bytes " << bytes << " printed as " << format_size(bytes));
+    CHECK(parse_size(format_size(bytes)) == bytes);
+  }
+}
+
+TEST_CASE("format_seconds picks a readable unit with three significant digits", "[units]") {
+  CHECK(format_seconds(0) == "0 s");
+  CHECK(format_seconds(5e-9) == "5 ns");
+  CHECK(format_seconds(12.3e-6) == "12.3 us");
+  CHECK(format_seconds(0.405) == "405 ms");
+  CHECK(format_seconds(2.5) == "2.5 s");
+}

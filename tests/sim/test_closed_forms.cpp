@@ -1,0 +1,128 @@
+// tests/sim/test_closed_forms.cpp — the analytic engine, run on generated schedules, equals
+// the closed forms of Thakur, Rabenseifner & Gropp to 1e-9, and no algorithm beats the
+// lower bound.
+#include <catch2/catch.hpp>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/closed_forms.hpp"
+#include "sim/analytic_engine.hpp"
+
+using namespace collsim;
+
+namespace {
+
+double analytic_time(std::string_view algo, Collective c, Rank p, std::uint64_t n, const CostModel& cost,
+                     std::uint32_t segments = 0, Rank per_node = 0) {
+  ScheduleRequest r;
+  r.collective = c;
+  r.ranks = p;
+  r.bytes = n;
+  r.segments = segments;
+  r.ranks_per_node = per_node;
+  return run_analytic(generate_schedule(algo, r), cost).time_s;
+}
+
+// Bytes that every algorithm's chunks divide evenly for this P (P blocks, P' blocks, nodes).
+std::uint64_t divisible_bytes(Rank p, std::uint64_t scale) { return std::uint64_t(p) * 1024 * 3 * scale; }
+
+const CostModel kModels[] = {
+    CostModel::uniform(5e-6, 1.0 / 12.5e9, 1.0 / 100e9),  // typical cluster
+    CostModel::uniform(1e-3, 1e-9, 0),                    // latency-heavy, no reduction cost
+    CostModel::uniform(0, 1.0 / 6e9, 1e-10),              // bandwidth only
+};
+
+}  // namespace
+
+TEST_CASE("analytic time equals the closed form for ring, recursive doubling, Rabenseifner, binomial and naive",
+          "[closed-form]") {
+  const char* algos[] = {"ring", "recursive-doubling", "rabenseifner", "binomial", "naive"};
+  for (const CostModel& cost : kModels)
+    for (const char* algo : algos)
+      for (Rank p = 1; p <= 48; ++p)
+        for (std::uint64_t scale : {0ull, 1ull, 37ull}) {
+          // Rabenseifner's blocks are P' = 2^floor(lg P) of the buffer: make N divisible by P' too.
+          const std::uint64_t n = divisible_bytes(p, scale) * 64;
+          INFO(algo << " P=" << p << " N=" << n);
+          const double engine = analytic_time(algo, Collective::allreduce, p, n, cost);
+          const auto formula = closed_form_time(algo, Collective::allreduce, p, n, cost);
+          REQUIRE(formula.has_value());
+          REQUIRE(engine == Approx(*formula).epsilon(1e-9).margin(1e-15));
+        }
+}
+
+TEST_CASE("closed forms hold for the other collectives of ring, naive and binomial", "[closed-form]") {
+  const CostModel cost = kModels[0];
+  struct Case {
+    const char* algo;
+    Collective collective;
+  } cases[] = {{"ring", Collective::reduce_scatter}, {"ring", Collective::allgather}, {"naive", Collective::reduce},
+               {"naive", Collective::broadcast},     {"binomial", Collective::reduce}, {"binomial", Collective::broadcast}};
+  for (const Case& c : cases)
+    for (Rank p = 1; p <= 33; ++p) {
+      const std::uint64_t n = divisible_bytes(p, 5);
+      INFO(c.algo << " " << to_string(c.collective) << " P=" << p);
+      REQUIRE(analytic_time(c.algo, c.collective, p, n, cost) ==
+              Approx(*closed_form_time(c.algo, c.collective, p, n, cost)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("hierarchical ring matches its two-link-class closed form", "[closed-form]") {
+  CostModel cost;
+  cost.intra_node = {1e-6, 1.0 / 300e9};
+  cost.inter_node = {5e-6, 1.0 / 25e9};
+  cost.gamma_s_per_byte = 1.0 / 400e9;
+  for (Rank g : {1u, 2u, 4u, 8u}) {
+    cost.ranks_per_node = g;
+    for (Rank nodes = 1; nodes <= 6; ++nodes) {
+      const Rank p = g * nodes;
+      const std::uint64_t n = std::uint64_t(p) * 4096;
+      INFO("G=" << g << " nodes=" << nodes);
+      REQUIRE(analytic_time("hierarchical-ring", Collective::allreduce, p, n, cost, 0, g) ==
+              Approx(*closed_form_time("hierarchical-ring", Collective::allreduce, p, n, cost)).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("Thakur's non-power-of-two Rabenseifner estimate differs from the exact fold cost", "[closed-form]") {
+  // For P = 6, P' = 4: the exact bandwidth term uses (P'-1)/P' = 3/4, Thakur prints (P-1)/P = 5/6.
+  const CostModel cost = CostModel::uniform(0, 1e-9, 0);
+  const std::uint64_t n = 1 << 20;
+  const double exact = *closed_form_time("rabenseifner", Collective::allreduce, 6, n, cost);
+  REQUIRE(exact == Approx((2.0 * 3 / 4 + 2) * n * 1e-9));
+  REQUIRE(exact != Approx((2.0 * 5 / 6 + 2) * n * 1e-9));
+}
+
+TEST_CASE("no algorithm beats the lower bound, for any collective, size or P", "[lower-bound]") {
+  for (const CostModel& cost : kModels)
+    for (const AlgorithmEntry& a : algorithm_table())
+      for (Collective c : a.collectives)
+        for (Rank p : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 12u, 16u, 31u, 32u, 33u, 64u})
+          for (std::uint64_t n : {0ull, 1ull, 1000ull, 65536ull, 10000019ull}) {
+            const Rank per_node = a.name == "hierarchical-ring" ? (p % 4 == 0 ? 4 : 1) : 0;
+            for (std::uint32_t k : {1u, 4u}) {
+              if (!a.pipelined && k > 1) continue;
+              INFO(a.name << " " << to_string(c) << " P=" << p << " N=" << n << " k=" << k);
+              const double t = analytic_time(a.name, c, p, n, cost, k, per_node);
+              REQUIRE(t >= lower_bound_time(c, p, n, cost) * (1 - 1e-12));
+            }
+          }
+}
+
+TEST_CASE("unpipelined allreduce algorithms never beat the classic additive lower bound", "[lower-bound]") {
+  for (const CostModel& cost : kModels)
+    for (const AlgorithmEntry& a : algorithm_table())
+      for (Rank p : {2u, 3u, 5u, 8u, 13u, 32u, 40u})
+        for (std::uint64_t n : {1ull, 4096ull, 10000019ull}) {
+          if (a.name == "hierarchical-ring" && p % 4 != 0) continue;
+          INFO(a.name << " P=" << p << " N=" << n);
+          const double t = analytic_time(a.name, Collective::allreduce, p, n, cost, 1, a.name == "hierarchical-ring" ? 4 : 0);
+          REQUIRE(t >= classic_lower_bound_time(Collective::allreduce, p, n, cost) * (1 - 1e-12));
+        }
+}
+
+TEST_CASE("ring is bandwidth-optimal: at large N it comes within 1% of the classic lower bound", "[lower-bound]") {
+  const CostModel cost = kModels[0];
+  const std::uint64_t n = 1ull << 32;
+  const double bound = classic_lower_bound_time(Collective::allreduce, 16, n, cost);
+  REQUIRE(analytic_time("ring", Collective::allreduce, 16, n, cost) < bound * 1.01);
+}

@@ -135,7 +135,7 @@ class SymbolicRun {
   void initialise() {
     for (Rank r = 0; r < info_.ranks; ++r)
       for (std::uint32_t e = 0; e < elements_.count(); ++e)
-        if (holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
+        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
   }
 
   void execute() {
@@ -175,19 +175,6 @@ class SymbolicRun {
   }
 
  private:
-  bool holds_input(Rank r, ByteRange e) const {
-    const ByteRange data = info_.data();
-    if (e.offset >= data.end()) return false;  // scratch starts empty
-    switch (info_.collective) {
-      case Collective::allgather: {
-        const ByteRange block = part_of(data, info_.ranks, r);
-        return e.offset >= block.offset && e.end() <= block.end();
-      }
-      case Collective::broadcast: return r == info_.root;
-      default: return true;
-    }
-  }
-
   Contribution read(TransferId id, Rank rank, std::uint32_t e) {
     const std::size_t slot = log_.slot(rank, e);
     const TransferId writer = log_.last_writer(slot);

@@ -15,15 +15,6 @@ std::string element_name(std::uint32_t i) {
   return i < 26 ? std::string(1, char('a' + i)) : std::string(1, char('A' + (i - 26)));
 }
 
-bool holds_input(const ScheduleInfo& info, Rank r, ByteRange e) {
-  if (e.offset >= info.bytes) return false;
-  if (info.collective == Collective::allgather) {
-    const ByteRange block = part_of(info.data(), info.ranks, r);
-    return e.offset >= block.offset && e.end() <= block.end();
-  }
-  return info.collective != Collective::broadcast || r == info.root;
-}
-
 // Data element holding the byte a (possibly staged) offset stands for.
 std::uint32_t data_element_of(const ScheduleInfo& info, const ElementMap& elements, std::uint64_t offset) {
   return elements.element_at(info.bytes == 0 ? 0 : offset % info.bytes);
@@ -51,7 +42,7 @@ Explanation explain_schedule(const Schedule& s) {
       x.element_ranges.push_back(elements.range(e));
     }
     for (Rank r = 0; r < info.ranks; ++r)
-      if (holds_input(info, r, elements.range(e))) cells[r][e] = name + std::to_string(r);
+      if (info.holds_input(r, elements.range(e))) cells[r][e] = name + std::to_string(r);
   }
   auto snapshot = [&] {
     std::vector<std::vector<std::string>> out(info.ranks);

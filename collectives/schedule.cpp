@@ -67,6 +67,18 @@ double bus_bandwidth_factor(Collective collective, Rank ranks) {
   return 1.0;
 }
 
+bool ScheduleInfo::holds_input(Rank rank, ByteRange range) const {
+  if (range.offset >= bytes) return false;
+  switch (collective) {
+    case Collective::allgather: {
+      const ByteRange block = part_of(data(), ranks, rank);
+      return range.offset >= block.offset && range.end() <= block.end();
+    }
+    case Collective::broadcast: return rank == root;
+    default: return true;
+  }
+}
+
 std::uint32_t Schedule::step_count() const {
   if (step_.empty()) return 0;
   return *std::max_element(step_.begin(), step_.end()) + 1;

@@ -71,6 +71,10 @@ struct ScheduleInfo {
 
   ByteRange data() const { return {0, bytes}; }
   std::uint64_t address_space() const { return bytes + scratch_bytes; }
+  // The collective's precondition: does `rank` start with its own contribution in `range`
+  // (a range inside one element)? Allgather ranks hold only their block, broadcast only the
+  // root holds data, scratch starts empty.
+  bool holds_input(Rank rank, ByteRange range) const;
 };
 
 struct Transfer {

@@ -83,14 +83,7 @@ void add_schedule_commands(CLI::App& app) {
   auto check = std::make_shared<CheckCommand>();
   CLI::App* chk = app.add_subcommand("check", "Prove a schedule: structure, hazards and the collective's postcondition");
   chk->add_option("--file", check->file, "Schedule JSON to check (instead of generating one)");
-  CLI::App* gen = chk;  // ALGO --ranks --bytes when no --file
-  gen->add_option("algorithm", check->schedule.algorithm, "Algorithm to generate and check");
-  gen->add_option("-p,--ranks", check->schedule.ranks, "Number of ranks P")->check(CLI::Range(Rank(1), Rank(1) << 24));
-  gen->add_option("-c,--collective", check->schedule.collective, "Collective")->capture_default_str();
-  gen->add_option("-b,--bytes", check->schedule.bytes, "Bytes per rank");
-  gen->add_option("-k,--segments", check->schedule.segments, "Pipeline segments")->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
-  gen->add_option("-g,--ranks-per-node", check->schedule.ranks_per_node, "Ranks per node")->check(CLI::Range(Rank(1), Rank(1) << 24));
-  gen->add_option("--root", check->schedule.root, "Root rank");
+  add_schedule_options(*chk, check->schedule, false, false);  // ALGO --ranks --bytes when no --file
   add_format_option(*chk, check->format, false);
   chk->callback([check] {
     const bool from_file = !check->file.empty();

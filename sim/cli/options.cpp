@@ -13,9 +13,9 @@ void add_format_option(CLI::App& app, Format& format, bool with_csv) {
       ->default_str("table");
 }
 
-void add_schedule_options(CLI::App& app, ScheduleOptions& o, bool bytes_required) {
-  app.add_option("algorithm", o.algorithm, "Algorithm (collsim algorithms lists them)")->required();
-  app.add_option("-p,--ranks", o.ranks, "Number of ranks P")->required()->check(CLI::Range(Rank(1), Rank(1) << 24));
+void add_schedule_options(CLI::App& app, ScheduleOptions& o, bool bytes_required, bool required) {
+  app.add_option("algorithm", o.algorithm, "Algorithm (collsim algorithms lists them)")->required(required);
+  app.add_option("-p,--ranks", o.ranks, "Number of ranks P")->required(required)->check(CLI::Range(Rank(1), Rank(1) << 24));
   app.add_option("-c,--collective", o.collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
       ->capture_default_str();
   auto* bytes = app.add_option("-b,--bytes", o.bytes, "Bytes per rank (K/M/G = 2^10/2^20/2^30)");

@@ -27,7 +27,8 @@ struct ScheduleOptions {
 
   ScheduleRequest request(std::uint64_t default_bytes) const;
 };
-void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_required);
+// `required`: whether ALGO and --ranks must be given (check takes --file instead).
+void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_required, bool required = true);
 
 void add_predict_command(CLI::App& app);
 void add_explain_command(CLI::App& app);

@@ -1,0 +1,2 @@
+// tests/topologies/test_dragonfly.cpp
+#include <catch2/catch.hpp>

@@ -1,0 +1,2 @@
+// tests/topologies/test_fat_tree.cpp
+#include <catch2/catch.hpp>

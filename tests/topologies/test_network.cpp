@@ -1,0 +1,2 @@
+// tests/topologies/test_network.cpp
+#include <catch2/catch.hpp>

@@ -1,0 +1,2 @@
+// tests/topologies/test_nodes.cpp
+#include <catch2/catch.hpp>

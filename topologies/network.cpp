@@ -1,0 +1,145 @@
+// topologies/network.cpp — vertices, links and the frozen Boost.Graph view.
+#include "topologies/network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+
+namespace collsim {
+
+std::string_view to_string(VertexKind kind) {
+  switch (kind) {
+    case VertexKind::endpoint: return "endpoint";
+    case VertexKind::nic: return "nic";
+    case VertexKind::switch_: return "switch";
+  }
+  return "?";
+}
+
+LinkClassId Network::add_link_class(LinkClass c) {
+  if (c.name.empty()) throw Error("a link class needs a name");
+  for (const LinkClass& old : classes_)
+    if (old.name == c.name) throw Error(fmt::format("link class '{}' is defined twice", c.name));
+  if (!std::isfinite(c.bandwidth_Bps) || c.bandwidth_Bps <= 0)
+    throw Error(fmt::format("link class '{}': bandwidth must be > 0 bytes/s", c.name));
+  if (!std::isfinite(c.latency_s) || c.latency_s < 0 || !std::isfinite(c.alpha_s) || c.alpha_s < 0)
+    throw Error(fmt::format("link class '{}': latency and alpha must be >= 0 s", c.name));
+  classes_.push_back(std::move(c));
+  return LinkClassId(classes_.size() - 1);
+}
+
+LinkClassId Network::find_link_class(std::string_view name) const {
+  std::string known;
+  for (LinkClassId i = 0; i < classes_.size(); ++i) {
+    if (classes_[i].name == name) return i;
+    known += (known.empty() ? "" : ", ") + classes_[i].name;
+  }
+  throw Error(fmt::format("unknown link class '{}' (defined: {})", name, known.empty() ? "none" : known));
+}
+
+VertexId Network::add_vertex(VertexKind kind, std::string name) {
+  if (finalized_) throw Error("network is finalized; no more vertices");
+  if (vertices_.size() >= std::numeric_limits<VertexId>::max() - 1) throw Error("network too large");
+  vertices_.push_back({kind, std::move(name)});
+  return VertexId(vertices_.size() - 1);
+}
+
+void Network::set_vertex(VertexId v, VertexKind kind, std::string name) {
+  vertices_.at(v) = {kind, std::move(name)};
+}
+
+LinkId Network::add_link(VertexId from, VertexId to, LinkClassId link_class, LinkKind kind, double bandwidth_scale) {
+  if (finalized_) throw Error("network is finalized; no more links");
+  if (from >= vertices_.size() || to >= vertices_.size() || from == to) throw Error("link between invalid vertices");
+  if (link_class >= classes_.size()) throw Error("link of an unknown class");
+  if (!(bandwidth_scale > 0) || !std::isfinite(bandwidth_scale)) throw Error("link bandwidth scale must be > 0");
+  if (links_.size() >= std::numeric_limits<LinkId>::max() - 2) throw Error("network too large");
+  const LinkClass& c = classes_[link_class];
+  links_.push_back({from, to, link_class, kind, c.bandwidth_Bps * bandwidth_scale, c.latency_s});
+  return LinkId(links_.size() - 1);
+}
+
+LinkId Network::add_cable(VertexId u, VertexId v, LinkClassId link_class, double bandwidth_scale) {
+  const LinkId forward = add_link(u, v, link_class, LinkKind::cable, bandwidth_scale);
+  add_link(v, u, link_class, LinkKind::cable, bandwidth_scale);
+  return forward;
+}
+
+void Network::finalize() {
+  if (finalized_) return;
+  std::vector<std::pair<VertexId, VertexId>> edges;
+  std::vector<LinkId> ids;
+  edges.reserve(links_.size());
+  ids.reserve(links_.size());
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    edges.emplace_back(links_[l].from, links_[l].to);
+    ids.push_back(l);
+  }
+  graph_ = Graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), ids.begin(), vertices_.size());
+  finalized_ = true;
+}
+
+const Network::Graph& Network::graph() const {
+  if (!finalized_) throw Error("network graph used before finalize()");
+  return graph_;
+}
+
+std::size_t Network::cable_count() const {
+  return std::size_t(std::count_if(links_.begin(), links_.end(), [](const Link& l) { return l.kind == LinkKind::cable; })) / 2;
+}
+
+std::size_t Network::count(VertexKind kind) const {
+  return std::size_t(std::count_if(vertices_.begin(), vertices_.end(), [kind](const Vertex& v) { return v.kind == kind; }));
+}
+
+LinkId Network::find_link(VertexId from, VertexId to) const {
+  if (finalized_) {
+    for (auto [e, end] = boost::out_edges(from, graph_); e != end; ++e)
+      if (boost::target(*e, graph_) == to) return graph_[*e];
+    return kNoLink;
+  }
+  for (LinkId l = 0; l < links_.size(); ++l)
+    if (links_[l].from == from && links_[l].to == to) return l;
+  return kNoLink;
+}
+
+std::vector<VertexId> Network::endpoints() const {
+  std::vector<VertexId> out;
+  for (VertexId v = 0; v < vertices_.size(); ++v)
+    if (vertices_[v].kind == VertexKind::endpoint) out.push_back(v);
+  return out;
+}
+
+double route_latency(const Network& net, std::span<const LinkId> route) {
+  double sum = 0;
+  for (LinkId l : route) sum += net.link(l).latency_s;
+  return sum;
+}
+
+double route_bandwidth(const Network& net, std::span<const LinkId> route) {
+  double least = std::numeric_limits<double>::infinity();
+  for (LinkId l : route) least = std::min(least, net.link(l).bandwidth_Bps);
+  return least;
+}
+
+double route_alpha(const Network& net, std::span<const LinkId> route) {
+  double most = 0;
+  for (LinkId l : route) most = std::max(most, net.link_class(net.link(l).link_class).alpha_s);
+  return most;
+}
+
+bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst) {
+  VertexId at = src;
+  for (LinkId l : route) {
+    if (l >= net.link_count() || net.link(l).from != at) return false;
+    at = net.link(l).to;
+  }
+  return at == dst && (!route.empty() || src == dst);
+}
+
+}  // namespace collsim

@@ -1,0 +1,106 @@
+// topologies/network.hpp — the network as a graph: vertices are endpoints (where a rank can
+// sit: a GPU, a host's NIC, a torus chip), NICs and switches/routers; edges are directed
+// links, each with a bandwidth (bytes/s) and a latency (s) taken from a named link class.
+// A physical cable is full duplex: add_cable() makes two links, u->v with id c and v->u
+// with id c+1. A capacity that is not a cable (a switch backplane, a node's shared memory)
+// is a one-way link too, so contention is always "flows sharing links".
+//
+// Build order: add classes, vertices, cables; then finalize(), which freezes the network and
+// builds the Boost.Graph view that shortest paths, diameters and max-flow work on.
+// Units: bytes, seconds, bytes/s.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+namespace collsim {
+
+using VertexId = std::uint32_t;
+using LinkId = std::uint32_t;
+using LinkClassId = std::uint32_t;
+inline constexpr LinkId kNoLink = ~LinkId(0);
+
+enum class VertexKind : std::uint8_t { endpoint, nic, switch_ };
+std::string_view to_string(VertexKind kind);
+
+// A kind of link, as a config names it: `nvlink4`, `pcie5`, `ib-ndr`, `aries-optical`.
+struct LinkClass {
+  std::string name;
+  double bandwidth_Bps = 0;  // per direction
+  double latency_s = 0;      // per hop, summed along a route
+  double alpha_s = 0;        // per-message software overhead; a route pays the largest on it once
+};
+
+enum class LinkKind : std::uint8_t { cable, capacity };
+
+struct Link {
+  VertexId from = 0;
+  VertexId to = 0;
+  LinkClassId link_class = 0;
+  LinkKind kind = LinkKind::cable;
+  double bandwidth_Bps = 0;  // the class's, times the builder's scale (tapering)
+  double latency_s = 0;
+};
+
+struct Vertex {
+  VertexKind kind = VertexKind::endpoint;
+  std::string name;
+};
+
+class Network {
+ public:
+  // The Boost.Graph view: vertex ids as above; each edge's bundle is its LinkId.
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, LinkId, boost::no_property,
+                                                    VertexId, LinkId>;
+
+  LinkClassId add_link_class(LinkClass link_class);  // throws Error on a duplicate name or bandwidth <= 0
+  LinkClassId find_link_class(std::string_view name) const;  // throws Error naming the known classes
+  const LinkClass& link_class(LinkClassId id) const { return classes_[id]; }
+  const std::vector<LinkClass>& link_classes() const { return classes_; }
+
+  VertexId add_vertex(VertexKind kind, std::string name);
+  void set_vertex(VertexId v, VertexKind kind, std::string name);  // e.g. a fabric endpoint becomes a NIC
+  // Two links: the returned id is u->v, id+1 is v->u. Bandwidth is the class's times scale.
+  LinkId add_cable(VertexId u, VertexId v, LinkClassId link_class, double bandwidth_scale = 1.0);
+  LinkId add_link(VertexId from, VertexId to, LinkClassId link_class, LinkKind kind, double bandwidth_scale = 1.0);
+
+  void finalize();
+  bool finalized() const { return finalized_; }
+  const Graph& graph() const;  // only after finalize()
+
+  std::size_t vertex_count() const { return vertices_.size(); }
+  std::size_t link_count() const { return links_.size(); }
+  std::size_t cable_count() const;  // links of kind cable / 2
+  std::size_t count(VertexKind kind) const;
+  const Vertex& vertex(VertexId v) const { return vertices_[v]; }
+  const Link& link(LinkId l) const { return links_[l]; }
+  const std::vector<Link>& links() const { return links_; }
+  // The link from -> to, or kNoLink. After finalize() it scans from's out-edges.
+  LinkId find_link(VertexId from, VertexId to) const;
+  // Vertices of kind endpoint, in creation order (a builder's endpoint i is endpoints()[i]
+  // when the network holds one fabric).
+  std::vector<VertexId> endpoints() const;
+
+ private:
+  std::vector<LinkClass> classes_;
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  Graph graph_;
+  bool finalized_ = false;
+};
+
+// A route: the directed links a transfer crosses, in order.
+using Route = std::vector<LinkId>;
+
+double route_latency(const Network& net, std::span<const LinkId> route);    // sum of hop latencies
+double route_bandwidth(const Network& net, std::span<const LinkId> route);  // min; +inf when empty
+double route_alpha(const Network& net, std::span<const LinkId> route);      // max class alpha
+// Whether the route is a connected chain of links from src to dst (empty only when src == dst).
+bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst);
+
+}  // namespace collsim

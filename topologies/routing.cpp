@@ -1,0 +1,79 @@
+// topologies/routing.cpp — mode names, the flow hash, and shortest paths for any graph.
+#include "topologies/routing.hpp"
+
+#include <algorithm>
+
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/property_map/function_property_map.hpp>
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+
+namespace collsim {
+
+std::string_view to_string(RoutingMode mode) {
+  switch (mode) {
+    case RoutingMode::minimal: return "minimal";
+    case RoutingMode::ecmp: return "ecmp";
+    case RoutingMode::valiant: return "valiant";
+    case RoutingMode::shortest_path: return "shortest-path";
+  }
+  return "?";
+}
+
+RoutingMode parse_routing_mode(std::string_view name) {
+  for (RoutingMode m : {RoutingMode::minimal, RoutingMode::ecmp, RoutingMode::valiant, RoutingMode::shortest_path})
+    if (to_string(m) == name) return m;
+  throw Error(fmt::format("unknown routing '{}' (minimal, ecmp, valiant, shortest-path)", name));
+}
+
+std::uint64_t flow_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t seed) {
+  auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  return mix(mix(mix(mix(seed) ^ a) ^ b) ^ c);
+}
+
+ShortestPathRouter::ShortestPathRouter(const Network& net) : net_(net) {
+  if (!net.finalized()) throw Error("shortest-path routing needs a finalized network");
+}
+
+const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
+  auto found = trees_.find(src);
+  if (found != trees_.end()) return found->second;
+  const Network::Graph& g = net_.graph();
+  const std::size_t n = net_.vertex_count();
+  std::vector<double> distance(n);
+  std::vector<VertexId> predecessor(n);
+  // +1 ns per hop: among equal latencies, fewer hops; zero-latency links still count.
+  auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
+      [&](Network::Graph::edge_descriptor e) { return net_.link(g[e]).latency_s + 1e-9; });
+  boost::dijkstra_shortest_paths(
+      g, src,
+      boost::weight_map(weight)
+          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, g)))
+          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g))));
+  std::vector<LinkId> tree(n, kNoLink);
+  for (VertexId v = 0; v < n; ++v)
+    if (predecessor[v] != v) tree[v] = net_.find_link(predecessor[v], v);
+  return trees_.emplace(src, std::move(tree)).first->second;
+}
+
+void ShortestPathRouter::route(VertexId src, VertexId dst, std::uint64_t, std::vector<LinkId>& out) const {
+  if (src == dst) return;
+  const std::vector<LinkId>& tree = tree_from(src);
+  const std::size_t first = out.size();
+  for (VertexId at = dst; at != src;) {
+    const LinkId l = tree[at];
+    if (l == kNoLink)
+      throw Error(fmt::format("no route from {} to {}", net_.vertex(src).name, net_.vertex(dst).name));
+    out.push_back(l);
+    at = net_.link(l).from;
+  }
+  std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
+}
+
+}  // namespace collsim

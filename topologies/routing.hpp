@@ -1,0 +1,49 @@
+// topologies/routing.hpp — how a transfer finds its way: a Router maps (source endpoint,
+// destination endpoint, flow id) to the directed links it crosses.
+//   minimal:       deterministic minimal routes (D-mod-k up/down on fat-trees, dimension
+//                  order on tori and rings, local-global-local on dragonflies);
+//   ecmp:          a hash of (src, dst, flow id, seed) picks one of the equal-cost minimal paths;
+//   valiant:       dragonflies only: via a random intermediate group, drawn from the same hash;
+//   shortest-path: any graph: Boost.Graph Dijkstra on link latency (+1 ns per hop to prefer
+//                  fewer hops), one tree per source, cached.
+// Routes are a pure function of their arguments and the seed: the same call gives the same
+// route in every run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/network.hpp"
+
+namespace collsim {
+
+enum class RoutingMode : std::uint8_t { minimal, ecmp, valiant, shortest_path };
+std::string_view to_string(RoutingMode mode);
+RoutingMode parse_routing_mode(std::string_view name);  // throws Error listing the modes
+
+// splitmix64 of the four values: the flow hash of ECMP and Valiant.
+std::uint64_t flow_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t seed);
+
+class Router {
+ public:
+  virtual ~Router() = default;
+  // Appends the links from endpoint vertex src to endpoint vertex dst (nothing when equal).
+  virtual void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const = 0;
+};
+
+// Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept.
+class ShortestPathRouter final : public Router {
+ public:
+  explicit ShortestPathRouter(const Network& net);
+  void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const override;
+
+ private:
+  const std::vector<LinkId>& tree_from(VertexId src) const;  // predecessor link of each vertex
+  const Network& net_;
+  mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
+};
+
+}  // namespace collsim

@@ -29,6 +29,10 @@ test: build
 bench: build
 	$(BUILD_DIR)/bin/bench_schedule_build 1024
 	$(BUILD_DIR)/bin/bench_schedule_build 4096
+	$(BUILD_DIR)/bin/bench_topology fat-tree
+	$(BUILD_DIR)/bin/bench_topology fat-tree ecmp
+	$(BUILD_DIR)/bin/bench_topology dragonfly
+	$(BUILD_DIR)/bin/bench_topology dragonfly valiant
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -20,9 +20,8 @@ struct Resource {
   }
 };
 
-}  // namespace
-
-AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
+template <class LinkOf>
+AnalyticResult run(const Schedule& s, const LinkOf& link, double gamma_s_per_byte, const AnalyticOptions& options) {
   const Rank ranks = s.info().ranks;
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
@@ -46,13 +45,13 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
         send_port[t.src].raise(start, why);
         recv_port[t.dst].raise(start, why);
       }
-      arrival = start + cost.link(t.src, t.dst).message_s(bytes);
+      arrival = start + link(t.src, t.dst).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
     if (t.op == Op::reduce) {
       reducer[t.dst].raise(finish, why);
-      finish += cost.reduction_s(bytes);
+      finish += double(bytes) * gamma_s_per_byte;
       reducer[t.dst] = {finish, id};
     }
     done[id] = finish;
@@ -67,6 +66,17 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
   for (TransferId x = last; x != kNoTransfer; x = cause[x]) result.critical_path.push_back(x);
   std::reverse(result.critical_path.begin(), result.critical_path.end());
   return result;
+}
+
+}  // namespace
+
+AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
+  return run(s, [&cost](Rank a, Rank b) -> const LinkCost& { return cost.link(a, b); }, cost.gamma_s_per_byte, options);
+}
+
+AnalyticResult run_analytic(const Schedule& s, const PairCost& link, double gamma_s_per_byte,
+                            const AnalyticOptions& options) {
+  return run(s, link, gamma_s_per_byte, options);
 }
 
 }  // namespace collsim

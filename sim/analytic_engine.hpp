@@ -7,13 +7,16 @@
 //             receive port are free: each rank sends one message and receives one message at
 //             a time, ports granted in list order (the model of Thakur et al.'s formulas and
 //             of the lower bound);
-//   arrival = start + alpha + b * beta of the link class between s and d (ports free again);
+//   arrival = start + alpha + b * beta of the link between s and d (ports free again): the
+//             flat model's link class, or on a topology the route's (Topology::pair_cost:
+//             largest alpha + summed latency, bottleneck bandwidth; no contention);
 //   done    = arrival, or for a reduction arrival + b * gamma, run on d's reduction unit,
 //             which works one reduction at a time.
 // A local transfer (s == d) is a reduction of staged data on d: b * gamma, no alpha.
 // With one_port = false the ports are unlimited and the time is the DAG's plain critical path.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
@@ -31,6 +34,12 @@ struct AnalyticResult {
   std::vector<TransferId> critical_path;   // first to last transfer of the chain that sets time_s
 };
 
+// Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.
 AnalyticResult run_analytic(const Schedule& schedule, const CostModel& cost, const AnalyticOptions& options = {});
+
+// Any network: link(s, d) gives the message cost between two ranks.
+using PairCost = std::function<LinkCost(Rank src, Rank dst)>;
+AnalyticResult run_analytic(const Schedule& schedule, const PairCost& link, double gamma_s_per_byte,
+                            const AnalyticOptions& options = {});
 
 }  // namespace collsim

@@ -2,6 +2,7 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,28 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   return names;
 }
 
+// Route costs on a topology, memoized per (src, dst): a schedule reuses few pairs many times.
+class RouteCosts {
+ public:
+  explicit RouteCosts(const Topology& topology) : topology_(topology) {}
+  LinkCost operator()(Rank src, Rank dst) {
+    const std::uint64_t key = (std::uint64_t(src) << 32) | dst;
+    auto [it, fresh] = memo_.try_emplace(key);
+    if (fresh) it->second = topology_.pair_cost(src, dst);
+    return it->second;
+  }
+
+ private:
+  const Topology& topology_;
+  std::unordered_map<std::uint64_t, LinkCost> memo_;
+};
+
+AnalyticResult cost_schedule(const PredictionRequest& r, const Schedule& schedule) {
+  if (!r.topology) return run_analytic(schedule, r.cost, r.analytic);
+  RouteCosts costs(*r.topology);
+  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, r.analytic);
+}
+
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   ScheduleRequest sr;
   sr.collective = r.collective;
@@ -39,7 +62,7 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   sr.segments = find_algorithm(algorithm).pipelined ? r.segments : 0;
   sr.ranks_per_node = r.cost.ranks_per_node;
   const Schedule schedule = generate_schedule(algorithm, sr);
-  const AnalyticResult result = run_analytic(schedule, r.cost, r.analytic);
+  const AnalyticResult result = cost_schedule(r, schedule);
 
   PredictionRecord rec;
   rec.collective = r.collective;
@@ -47,6 +70,7 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   rec.ranks = r.ranks;
   rec.bytes = bytes;
   rec.engine = r.engine;
+  rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   rec.segments = schedule.info().segments;
   rec.transfers = schedule.size();
   rec.time_s = result.time_s;
@@ -94,6 +118,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"ranks", r.ranks},
                       {"bytes", r.bytes},
                       {"engine", r.engine},
+                      {"placement", r.placement},
                       {"segments", r.segments},
                       {"transfers", r.transfers},
                       {"time_s", r.time_s},

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 #include "sim/analytic_engine.hpp"
+#include "topologies/topology.hpp"
 
 namespace collsim {
 
@@ -23,6 +25,7 @@ struct PredictionRecord {
   Rank ranks = 0;
   std::uint64_t bytes = 0;
   std::string engine;
+  std::string placement;  // where the ranks sit: "linear", "random (seed 7)", ...
   std::uint32_t segments = 1;
   std::size_t transfers = 0;
   double time_s = 0;
@@ -38,7 +41,10 @@ struct PredictionRequest {
   std::vector<std::string> algorithms;  // names, or the single name "all" / "auto"
   std::vector<std::uint64_t> sizes;
   Rank ranks = 1;
+  // The flat model; with a topology, its equivalent_cost_model (closed forms, lower bound).
   CostModel cost;
+  // When set, engines cost each transfer on its route between the ranks' endpoints.
+  std::shared_ptr<const Topology> topology;
   std::uint32_t segments = 0;  // 0: each algorithm's default
   std::string engine = "analytic";
   AnalyticOptions analytic;

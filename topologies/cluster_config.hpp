@@ -1,14 +1,21 @@
-// topologies/cluster_config.hpp — a cluster described in YAML (configs/*.yaml): how many
-// ranks, how they are grouped into nodes, and the alpha/bandwidth of the links inside and
-// between nodes, every number with its source in a comment. The loader rejects unknown
-// keys, missing keys and impossible values with one line naming the key and the file.
+// topologies/cluster_config.hpp — a cluster described in YAML (configs/*.yaml, documented
+// field by field in configs/README.md). Two forms:
+//   topology form: link classes, a fabric (ring, torus, star, full, fat-tree, xgft,
+//                  al-fares, dragonfly), optional multi-GPU nodes, placement and routing;
+//                  loading builds the Topology;
+//   flat form:     `links: {inter_node, intra_node}` alpha/bandwidth, no graph (the
+//                  seeds' alpha-beta model).
+// Every error is one line "FILE:LINE:COLUMN: field: what was expected" (Error, exit 2).
+// The files in configs/ are compiled in as presets (`--preset NAME`).
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
+#include "topologies/topology.hpp"
 
 namespace collsim {
 
@@ -16,13 +23,20 @@ struct ClusterConfig {
   std::string name;
   std::string description;
   Rank ranks = 1;
+  // Flat form: the model itself. Topology form: topology->equivalent_cost_model(), the
+  // flat stand-in used by closed forms and the lower bound.
   CostModel cost;
-  std::vector<std::uint64_t> bytes;  // sizes to predict when the command line names none
+  std::shared_ptr<Topology> topology;  // null in the flat form (predict may re-place its ranks)
+  std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
 };
 
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin);
 ClusterConfig load_cluster_config(const std::filesystem::path& path);
-// configs/baidu-40gpu.yaml, compiled into the binary.
+
+// The configs/ files compiled into the binary, by name (file name without .yaml).
+std::vector<std::string> preset_names();
+ClusterConfig load_preset(const std::string& name);  // throws Error listing the presets
+// configs/baidu-40gpu.yaml: seed 000's 40 GPUs, the cluster `make run` predicts for.
 ClusterConfig default_cluster_config();
 
 }  // namespace collsim

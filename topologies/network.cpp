@@ -65,8 +65,13 @@ LinkId Network::add_link(VertexId from, VertexId to, LinkClassId link_class, Lin
 }
 
 LinkId Network::add_cable(VertexId u, VertexId v, LinkClassId link_class, double bandwidth_scale) {
-  const LinkId forward = add_link(u, v, link_class, LinkKind::cable, bandwidth_scale);
-  add_link(v, u, link_class, LinkKind::cable, bandwidth_scale);
+  return add_split_cable(u, v, v, link_class, bandwidth_scale);
+}
+
+LinkId Network::add_split_cable(VertexId u, VertexId v_in, VertexId v_out, LinkClassId link_class, double bandwidth_scale) {
+  const LinkId forward = add_link(u, v_in, link_class, LinkKind::cable, bandwidth_scale);
+  add_link(v_out, u, link_class, LinkKind::cable, bandwidth_scale);
+  ++cables_;
   return forward;
 }
 
@@ -89,15 +94,12 @@ const Network::Graph& Network::graph() const {
   return graph_;
 }
 
-std::size_t Network::cable_count() const {
-  return std::size_t(std::count_if(links_.begin(), links_.end(), [](const Link& l) { return l.kind == LinkKind::cable; })) / 2;
-}
-
 std::size_t Network::count(VertexKind kind) const {
   return std::size_t(std::count_if(vertices_.begin(), vertices_.end(), [kind](const Vertex& v) { return v.kind == kind; }));
 }
 
 LinkId Network::find_link(VertexId from, VertexId to) const {
+  if (from >= vertices_.size()) return kNoLink;
   if (finalized_) {
     for (auto [e, end] = boost::out_edges(from, graph_); e != end; ++e)
       if (boost::target(*e, graph_) == to) return graph_[*e];

@@ -67,6 +67,10 @@ class Network {
   void set_vertex(VertexId v, VertexKind kind, std::string name);  // e.g. a fabric endpoint becomes a NIC
   // Two links: the returned id is u->v, id+1 is v->u. Bandwidth is the class's times scale.
   LinkId add_cable(VertexId u, VertexId v, LinkClassId link_class, double bandwidth_scale = 1.0);
+  // A cable to a switch split by a backplane into v_in and v_out: u -> v_in is the returned
+  // id, v_out -> u is id+1.
+  LinkId add_split_cable(VertexId u, VertexId v_in, VertexId v_out, LinkClassId link_class,
+                         double bandwidth_scale = 1.0);
   LinkId add_link(VertexId from, VertexId to, LinkClassId link_class, LinkKind kind, double bandwidth_scale = 1.0);
 
   void finalize();
@@ -75,12 +79,13 @@ class Network {
 
   std::size_t vertex_count() const { return vertices_.size(); }
   std::size_t link_count() const { return links_.size(); }
-  std::size_t cable_count() const;  // links of kind cable / 2
+  std::size_t cable_count() const { return cables_; }  // add_cable() calls: two links each
   std::size_t count(VertexKind kind) const;
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }
   const Link& link(LinkId l) const { return links_[l]; }
   const std::vector<Link>& links() const { return links_; }
-  // The link from -> to, or kNoLink. After finalize() it scans from's out-edges.
+  // The link from -> to (the first of parallel ones), or kNoLink. After finalize() it scans
+  // from's out-edges.
   LinkId find_link(VertexId from, VertexId to) const;
   // Vertices of kind endpoint, in creation order (a builder's endpoint i is endpoints()[i]
   // when the network holds one fabric).
@@ -91,6 +96,7 @@ class Network {
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
   Graph graph_;
+  std::size_t cables_ = 0;
   bool finalized_ = false;
 };
 

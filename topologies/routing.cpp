@@ -41,6 +41,16 @@ ShortestPathRouter::ShortestPathRouter(const Network& net) : net_(net) {
   if (!net.finalized()) throw Error("shortest-path routing needs a finalized network");
 }
 
+// Among parallel links u -> v, the one Dijkstra relaxed: the lowest latency.
+LinkId ShortestPathRouter::fastest_link(VertexId u, VertexId v) const {
+  const Network::Graph& g = net_.graph();
+  LinkId best = kNoLink;
+  for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
+    if (boost::target(*e, g) == v && (best == kNoLink || net_.link(g[*e]).latency_s < net_.link(best).latency_s))
+      best = g[*e];
+  return best;
+}
+
 const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
   auto found = trees_.find(src);
   if (found != trees_.end()) return found->second;
@@ -58,7 +68,7 @@ const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
           .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g))));
   std::vector<LinkId> tree(n, kNoLink);
   for (VertexId v = 0; v < n; ++v)
-    if (predecessor[v] != v) tree[v] = net_.find_link(predecessor[v], v);
+    if (predecessor[v] != v) tree[v] = fastest_link(predecessor[v], v);
   return trees_.emplace(src, std::move(tree)).first->second;
 }
 

@@ -34,7 +34,8 @@ class Router {
   virtual void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const = 0;
 };
 
-// Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept.
+// Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept
+// (a cache without a lock: one router per thread).
 class ShortestPathRouter final : public Router {
  public:
   explicit ShortestPathRouter(const Network& net);
@@ -42,6 +43,7 @@ class ShortestPathRouter final : public Router {
 
  private:
   const std::vector<LinkId>& tree_from(VertexId src) const;  // predecessor link of each vertex
+  LinkId fastest_link(VertexId u, VertexId v) const;
   const Network& net_;
   mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
 };

@@ -1,5 +1,5 @@
 // sim/cli/cmd_predict.cpp — `collsim predict`: time of every algorithm per message size on a
-// cluster (a YAML config, the embedded default, or --ranks/--alpha/--bandwidth/--gamma).
+// cluster (a YAML config or preset, the embedded default, or --ranks/--alpha/--bandwidth/--gamma).
 #include <iostream>
 #include <memory>
 
@@ -15,21 +15,35 @@ namespace collsim::cli {
 namespace {
 
 struct PredictOptions {
-  std::string config, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
+  std::string config, preset, placement, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
   std::uint32_t segments = 0;
+  std::uint64_t placement_seed = 1;
   Format format = Format::table;
 };
 
-// The cluster: a config file, the embedded default, or a flat what-if network from flags.
+// On a topology, --ranks and --placement re-place the ranks; link flags do not apply.
+void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
+  if (o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0)
+    throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
+                            "(edit its link_classes and nodes instead)", c.name));
+  if (o.ranks == 0 && o.placement.empty()) return;
+  Placement p = c.topology->placement;
+  if (!o.placement.empty()) p = {parse_placement_kind(o.placement), o.placement_seed, {}};
+  if (o.ranks > 0) c.ranks = o.ranks;
+  c.topology->place(p, c.ranks);
+  c.cost = c.topology->equivalent_cost_model(c.cost.gamma_s_per_byte);
+}
+
+// The cluster: a config file or preset, the embedded default, or a flat what-if network.
 ClusterConfig resolve_cluster(const PredictOptions& o) {
   const bool network_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0;
   if (o.beta >= 0 && o.bandwidth >= 0) throw Error("give --beta or --bandwidth, not both");
-  if (o.bandwidth == 0) throw Error("--bandwidth must be > 0 bytes/s");
+  if (!o.config.empty() && !o.preset.empty()) throw Error("give --config or --preset, not both");
   ClusterConfig c;
-  if (!o.config.empty()) {
-    c = load_cluster_config(o.config);
+  if (!o.config.empty() || !o.preset.empty()) {
+    c = o.config.empty() ? load_preset(o.preset) : load_cluster_config(o.config);
   } else if (network_flags) {
     if (o.ranks == 0) throw Error("a what-if network (--alpha/--beta/--bandwidth) needs --ranks");
     if (o.beta < 0 && o.bandwidth < 0) throw Error("a what-if network needs --bandwidth (bytes/s) or --beta (s/byte)");
@@ -38,6 +52,13 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
   } else {
     c = default_cluster_config();
   }
+  if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
+  if (c.topology) {
+    apply_to_topology(o, c);
+    return c;
+  }
+  if (!o.placement.empty() && o.placement != "linear")
+    throw Error(fmt::format("--placement needs a cluster with a topology; {} is a flat network", c.name));
   if (o.ranks > 0) c.ranks = o.ranks;
   if (o.ranks_per_node > 0) c.cost.ranks_per_node = o.ranks_per_node;
   if (c.cost.ranks_per_node > 0 && c.ranks % c.cost.ranks_per_node != 0)
@@ -46,7 +67,6 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
   if (o.alpha >= 0) c.cost.inter_node.alpha_s = c.cost.intra_node.alpha_s = o.alpha;
   const double beta = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1);
   if (beta >= 0) c.cost.inter_node.beta_s_per_byte = c.cost.intra_node.beta_s_per_byte = beta;
-  if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
   return c;
 }
 
@@ -61,10 +81,22 @@ std::string describe_links(const CostModel& cost) {
   return out + fmt::format("; gamma {:.3g} s/B", cost.gamma_s_per_byte);
 }
 
+void print_header(const ClusterConfig& c, const PredictionRequest& r) {
+  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({}, contention-free)\n", to_string(r.collective),
+             r.ranks, c.name, r.engine, r.analytic.one_port ? "one-port" : "unlimited ports");
+  if (c.topology) {
+    const Topology& t = *c.topology;
+    fmt::print("network: {}\nrouting {}, placement {}; each message costs its route (largest alpha + latencies, "
+               "bottleneck bandwidth)\n",
+               t.fabric_summary, to_string(t.routing), describe(t.placement));
+    fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n", describe_links(c.cost));
+  } else {
+    fmt::print("{}\n\n", describe_links(c.cost));
+  }
+}
+
 void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r) {
-  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({}, contention-free)\n",
-             to_string(r.collective), r.ranks, c.name, r.engine, r.analytic.one_port ? "one-port" : "unlimited ports");
-  fmt::print("{}\n\n", describe_links(c.cost));
+  print_header(c, r);
   fmt::print("{:>10}  {:<19} {:>11} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time", "algbw GB/s", "busbw GB/s",
              "x bound");
   std::uint64_t previous = ~0ull;
@@ -83,11 +115,11 @@ void print_table(const std::vector<PredictionRecord>& records, const ClusterConf
 }
 
 void print_csv(const std::vector<PredictionRecord>& records) {
-  fmt::print("collective,algorithm,ranks,bytes,engine,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
+  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
              "closed_form_s,winner\n");
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, r.engine, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, r.engine, r.placement, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
                r.closed_form_s ? fmt::format("{:.9g}", *r.closed_form_s) : "", r.winner ? 1 : 0);
 }
 
@@ -105,6 +137,7 @@ void run(const PredictOptions& o) {
                              : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
+  r.topology = cluster.topology;
   r.segments = o.segments;
   r.engine = o.engine;
   r.analytic.one_port = o.ports == "one";
@@ -129,6 +162,9 @@ void add_predict_command(CLI::App& app) {
   auto& o = *options;
   cmd->add_option("--config", o.config, "Cluster YAML (default: the embedded seed-000 cluster, 40 GPUs)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see collsim topo --list)");
+  cmd->add_option("--placement", o.placement, "Re-place the ranks: linear, round-robin, random (topology configs)");
+  cmd->add_option("--placement-seed", o.placement_seed, "Seed of --placement random")->capture_default_str();
   cmd->add_option("-c,--collective", o.collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
       ->capture_default_str();
   cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();

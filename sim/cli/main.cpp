@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_predict_command(app);
   collsim::cli::add_explain_command(app);
   collsim::cli::add_schedule_commands(app);
+  collsim::cli::add_topo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -33,5 +33,6 @@ void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_re
 void add_predict_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_schedule_commands(CLI::App& app);  // schedule, check, algorithms
+void add_topo_command(CLI::App& app);
 
 }  // namespace collsim::cli

@@ -39,7 +39,7 @@ expect "unknown collective 'alltoall'" predict --collective alltoall
 expect "does not implement reduce-scatter" explain two-tree --ranks 4 --collective reduce-scatter
 expect "engine 'flow' is not available" predict --engine flow
 expect "needs --bandwidth"            predict --ranks 8 --alpha 1e-6
-expect "not a whole number of nodes"  predict --ranks 41
+expect "41 ranks do not fit on 40 endpoints" predict --ranks 41
 expect "hierarchical-ring needs"      explain hierarchical-ring --ranks 8
 expect "at most 32 ranks"             explain ring --ranks 64
 expect "root 9 is not a rank"         explain tree --ranks 4 --collective broadcast --root 9
@@ -48,6 +48,24 @@ expect "--config"                     predict --config "$tmp/missing.yaml"
 
 printf 'name: x\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6}\ngamma_s_per_byte: 0\n' > "$tmp/bad.yaml"
 expect "missing key 'bandwidth_Bps'"  predict --config "$tmp/bad.yaml"
+expect "not a whole number of nodes"  predict --ranks 12 --ranks-per-node 5 --bandwidth 1e9
+
+# Topologies: impossible networks, unknown presets, ranks that do not exist.
+printf 'name: d\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology: {kind: dragonfly, p: 2, a: 4, h: 2, g: 40, terminal_link: e, local_link: e, global_link: e}\ngamma_s_per_byte: 0\n' > "$tmp/dragonfly.yaml"
+expect "dragonfly.yaml:4:11:"         topo "$tmp/dragonfly.yaml"
+expect "dragonfly.yaml:4:11:"         predict --config "$tmp/dragonfly.yaml"
+printf 'name: s\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology: {kind: star, endpoints: 4, link: e}\nranks: 5\ngamma_s_per_byte: 0\n' > "$tmp/star.yaml"
+expect "star.yaml:5:8: 'ranks' is 5"  topo "$tmp/star.yaml"
+expect "give a cluster FILE or --preset" topo
+expect "unknown preset 'nope'"        topo --preset nope
+expect "unknown preset 'nope'"        predict --preset nope
+expect "rank 99 does not exist"       topo --preset baidu-40gpu --route 0,99
+expect "--format"                     topo --preset baidu-40gpu --format svg
+expect "describe a flat network"      predict --preset baidu-40gpu --bandwidth 1e9
+expect "unknown placement 'diagonal'" predict --placement diagonal
+printf 'name: f\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\ngamma_s_per_byte: 0\n' > "$tmp/flat.yaml"
+expect "needs a cluster with a topology" predict --config "$tmp/flat.yaml" --placement random
+expect "nothing to draw"              topo "$tmp/flat.yaml"
 
 "$collsim" schedule ring --ranks 4 --bytes 1K -o "$tmp/ring.json"
 head -c 300 "$tmp/ring.json" > "$tmp/truncated.json"

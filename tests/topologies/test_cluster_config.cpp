@@ -1,54 +1,145 @@
-// tests/topologies/test_cluster_config.cpp — YAML clusters load with every number in its
-// unit, and bad files fail with one line naming the key.
+// tests/topologies/test_cluster_config.cpp — YAML clusters load into topologies with every
+// number in its unit; bad files fail with one line naming file, line, column and field.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "collectives/error.hpp"
+#include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
+
+namespace {
+
+const std::string kStar = R"(name: t
+link_classes:
+  eth: {bandwidth_Bps: 1.0e9, latency_s: 1.0e-6, alpha_s: 5.0e-6}
+topology: {kind: star, endpoints: 8, link: eth}
+gamma_s_per_byte: 0
+)";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_cluster_config(yaml, "t.yaml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
 
 TEST_CASE("the embedded default cluster is seed 000's 40 GPUs at about 6 GB/s between nodes") {
   const ClusterConfig c = default_cluster_config();
   REQUIRE(c.name == "baidu-40gpu");
   REQUIRE(c.ranks == 40);
+  REQUIRE(c.topology != nullptr);
+  REQUIRE(c.topology->endpoints_per_node == 8);
   REQUIRE(c.cost.ranks_per_node == 8);
-  REQUIRE(1.0 / c.cost.inter_node.beta_s_per_byte == Approx(6e9));
+  REQUIRE(1.0 / c.topology->pair_cost(0, 8).beta_s_per_byte == Approx(6e9));
+  REQUIRE(1.0 / c.topology->pair_cost(0, 1).beta_s_per_byte == Approx(10e9));
   REQUIRE(std::find(c.bytes.begin(), c.bytes.end(), 1200000000ull) != c.bytes.end());
 }
 
-TEST_CASE("the checked-in config file and the embedded copy agree") {
-  const ClusterConfig file = load_cluster_config(COLLSIM_CONFIGS_DIR "/baidu-40gpu.yaml");
-  const ClusterConfig embedded = default_cluster_config();
-  REQUIRE(file.ranks == embedded.ranks);
-  REQUIRE(file.cost.inter_node == embedded.cost.inter_node);
-  REQUIRE(file.bytes == embedded.bytes);
+TEST_CASE("every file in configs/ loads, is a preset, and routes between its first and last rank") {
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(COLLSIM_CONFIGS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    INFO(entry.path().string());
+    const ClusterConfig c = load_cluster_config(entry.path());
+    REQUIRE(c.name == entry.path().stem().string());
+    REQUIRE(c.ranks >= 1);
+    REQUIRE(c.cost.gamma_s_per_byte >= 0);
+    const ClusterConfig preset = load_preset(c.name);
+    REQUIRE(preset.ranks == c.ranks);
+    if (!c.topology) continue;
+    const Topology& t = *c.topology;
+    std::vector<LinkId> route;
+    t.route(0, c.ranks - 1, 0, route);
+    REQUIRE(is_path(t.network, route, t.vertex_of(0), t.vertex_of(c.ranks - 1)));
+    const LinkCost cost = t.pair_cost(0, c.ranks - 1);
+    REQUIRE(cost.alpha_s >= 0);
+    REQUIRE((c.ranks == 1 || cost.beta_s_per_byte > 0));
+  }
+  REQUIRE(files >= 9);
+  REQUIRE(preset_names().size() == files);
 }
 
-TEST_CASE("bad cluster files are rejected with a message naming the problem") {
-  const std::string base = "name: x\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\ngamma_s_per_byte: 0\n";
-  REQUIRE_NOTHROW(parse_cluster_config(base, "t.yaml"));
+TEST_CASE("a star with one link class costs a message as alpha, two hop latencies and the link bandwidth") {
+  const ClusterConfig c = parse_cluster_config(kStar, "t.yaml");
+  REQUIRE(c.ranks == 8);
+  const LinkCost cost = c.topology->pair_cost(2, 5);
+  REQUIRE(cost.alpha_s == Approx(5e-6 + 2e-6));
+  REQUIRE(cost.beta_s_per_byte == Approx(1e-9));
+  REQUIRE(c.cost.inter_node.alpha_s == Approx(7e-6));
+}
+
+TEST_CASE("placement, routing and ranks are read from the file") {
+  const ClusterConfig c = parse_cluster_config(
+      kStar + "ranks: 4\nplacement: {kind: explicit, endpoints: [7, 0, 3, 1]}\nrouting: {kind: shortest-path}\n", "t.yaml");
+  REQUIRE(c.ranks == 4);
+  REQUIRE(c.topology->routing == RoutingMode::shortest_path);
+  REQUIRE(c.topology->rank_endpoint == std::vector<std::uint32_t>{7, 0, 3, 1});
+  const ClusterConfig r = parse_cluster_config(kStar + "placement: {kind: random, seed: 3}\n", "t.yaml");
+  REQUIRE(r.topology->placement.seed == 3);
+  REQUIRE(describe(r.topology->placement) == "random (seed 3)");
+}
+
+TEST_CASE("the flat form still loads as a contention-free alpha-beta network") {
+  const ClusterConfig c = parse_cluster_config(
+      "name: x\nranks: 8\nranks_per_node: 4\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\n"
+      "  intra_node: {alpha_s: 1e-7, bandwidth_Bps: 1e10}\ngamma_s_per_byte: 0\n",
+      "t.yaml");
+  REQUIRE(c.topology == nullptr);
+  REQUIRE(c.cost.ranks_per_node == 4);
+  REQUIRE(c.cost.intra_node.beta_s_per_byte == Approx(1e-10));
+}
+
+TEST_CASE("bad cluster files fail with FILE:LINE:COLUMN and the field at fault") {
   struct Bad {
     std::string yaml, needle;
   } cases[] = {
-      {"name: x\n", "missing key 'ranks'"},
-      {base + "colour: red\n", "unknown key 'colour'"},
-      {"name: x\nranks: 0\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\ngamma_s_per_byte: 0\n", "'ranks' must be > 0"},
-      {"name: x\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: -5}\ngamma_s_per_byte: 0\n", "bandwidth_Bps"},
-      {"name: x\nranks: eight\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\ngamma_s_per_byte: 0\n", "'ranks' must be a number"},
-      {base + "ranks_per_node: 3\n", "not a whole number of nodes"},
-      {base + "bytes: [1K, -4]\n", "negative"},
+      {"name: x\n", "missing key 'link_classes'"},
+      {kStar + "colour: red\n", "t.yaml:6:1: unknown key 'colour'"},
+      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: -5}\ntopology: {kind: star, endpoints: 8, link: eth}\n"
+       "gamma_s_per_byte: 0\n",
+       "t.yaml:3:24: 'link_classes.eth.bandwidth_Bps' must be > 0"},
+      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: fast}\n", "must be a number (got 'fast')"},
+      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: 1e9}\ntopology: {kind: star, endpoints: 8, link: ib}\n"
+       "gamma_s_per_byte: 0\n",
+       "unknown link class 'ib' (defined: eth)"},
+      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: 1e9}\ntopology: {kind: hypercube, link: eth}\n",
+       "unknown topology kind 'hypercube'"},
+      {"name: t\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology:\n  kind: dragonfly\n  p: 2\n  a: 4\n  h: 2\n  g: 40\n"
+       "  terminal_link: e\n  local_link: e\n  global_link: e\ngamma_s_per_byte: 0\n",
+       "t.yaml:5:3: "},
+      {kStar + "ranks: 9\n", "t.yaml:6:8: 'ranks' is 9 but the network has only 8 endpoints"},
+      {kStar + "placement: diagonal\n", "unknown placement 'diagonal'"},
+      {kStar + "placement: {kind: explicit, endpoints: [1, 1, 2, 3, 4, 5, 6, 7]}\n", "listed twice"},
+      {kStar + "routing: valiant\n", "valiant"},
+      {kStar + "bytes: [1K, -4]\n", "negative"},
+      {kStar + "links:\n  inter_node: {alpha_s: 0, bandwidth_Bps: 1}\n", "cannot be mixed"},
+      {"name: t\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\nnodes: {count: 2, gpus_per_node: 8, gpu_link: e, nic_link: e, "
+       "nics_per_node: 3}\ntopology: {kind: star, link: e}\ngamma_s_per_byte: 0\n",
+       "t.yaml:4:8: "},
+      {"name: t\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\nnodes: {count: 2, gpus_per_node: 8, gpu_link: e, nic_link: e}\n"
+       "gamma_s_per_byte: 0\n",
+       "missing key 'topology'"},
       {"name: [unclosed\n", "not valid YAML"},
   };
   for (const Bad& b : cases) {
     INFO(b.yaml);
-    try {
-      parse_cluster_config(b.yaml, "t.yaml");
-      FAIL("accepted a bad config");
-    } catch (const Error& e) {
-      const std::string msg = e.what();
-      REQUIRE(msg.find(b.needle) != std::string::npos);
-      REQUIRE(msg.find("t.yaml") != std::string::npos);
-      REQUIRE(msg.find('\n') == std::string::npos);
-    }
+    const std::string msg = error_of(b.yaml);
+    INFO(msg);
+    REQUIRE(msg.find(b.needle) != std::string::npos);
+    REQUIRE(msg.rfind("t.yaml", 0) == 0);
+    REQUIRE(msg.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("a missing file and an unknown preset are errors that name them") {
+  REQUIRE_THROWS_WITH(load_cluster_config("/nonexistent/x.yaml"), Catch::Contains("/nonexistent/x.yaml"));
+  REQUIRE_THROWS_WITH(load_preset("nope"), Catch::Contains("unknown preset 'nope'") && Catch::Contains("baidu-40gpu"));
 }

@@ -118,7 +118,7 @@ struct NodesParams {
   LinkClassId gpu_link = 0;  // GPU <-> internal switch
   LinkClassId nic_link = 0;  // GPU <-> NIC (one per GPU) or internal switch <-> NIC
   std::optional<double> backplane_Bps;
-  std::string switch_name = "nvswitch";  // names the internal switch vertices: node3.nvswitch
+  std::string switch_name = "nvswitch";  // names the internal switch vertices: n3.nvswitch
 };
 struct NodesFabric {
   Fabric fabric;                       // endpoints = GPUs, node-major; router over all

@@ -1,10 +1,201 @@
 // topologies/builders/nodes.cpp — multi-GPU nodes (NVSwitch/PCIe, NIC per GPU or per node) on a fabric.
+//
+// One node, one NIC per GPU (GPU i cabled to NIC i), without a backplane:
+//
+//        gpu0  gpu1 ... gpuG-1        fabric
+//          \    |     /               ^    ^
+//          n.nvswitch            nic0 ... nicG-1   (fabric endpoints, re-kinded to nic)
+//
+// With shared NICs the NICs hang off the switch instead. With a backplane the switch is two
+// vertices, n.nvswitch.in -> n.nvswitch.out (one capacity link); each GPU (and shared NIC)
+// sends into .in and receives from .out, so every flow through the switch crosses it
+// (Network::add_split_cable: still one cable).
 #include "topologies/builders/builders.hpp"
+
+#include <cmath>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "collectives/error.hpp"
 
 namespace collsim {
+namespace {
 
-NodesFabric build_nodes(Network&, const NodesParams&, Fabric) { throw Error("nodes: not built yet"); }
+constexpr std::uint64_t kMaxGpus = std::uint64_t(1) << 24;
+
+// Both directions of every attachment, as ids (up, up + 1).
+struct NodeLinks {
+  VertexId first_gpu = 0;
+  std::uint32_t gpus = 0, nics = 0;     // per node
+  std::vector<LinkId> gpu_up, gpu_down;  // GPU -> switch (.in), switch (.out) -> GPU
+  std::vector<LinkId> backplane;         // per node: .in -> .out, or kNoLink
+  std::vector<VertexId> nic;             // [node * nics + j]: NIC j's vertex (a fabric endpoint)
+  std::vector<LinkId> nic_in, nic_out;   // into the NIC (from its GPU or the switch), out of it
+
+  std::uint32_t node_of(std::uint32_t gpu) const { return gpu / gpus; }
+  bool dedicated() const { return nics == gpus; }
+  std::uint32_t nic_of(std::uint32_t gpu) const { return node_of(gpu) * nics + gpu % gpus * nics / gpus; }
+};
+
+class NodesRouter final : public Router {
+ public:
+  NodesRouter(NodeLinks links, std::unique_ptr<Router> fabric) : l_(std::move(links)), fabric_(std::move(fabric)) {}
+
+  void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const override {
+    if (src == dst) return;
+    const std::uint32_t s = gpu(src), d = gpu(dst);
+    if (l_.node_of(s) == l_.node_of(d)) {
+      through_switch(s, out);
+      out.push_back(l_.gpu_down[d]);
+      return;
+    }
+    if (!l_.dedicated()) through_switch(s, out);
+    out.push_back(l_.nic_in[l_.nic_of(s)]);
+    fabric_->route(l_.nic[l_.nic_of(s)], l_.nic[l_.nic_of(d)], flow, out);
+    out.push_back(l_.nic_out[l_.nic_of(d)]);
+    if (l_.dedicated()) return;
+    backplane(l_.node_of(d), out);
+    out.push_back(l_.gpu_down[d]);
+  }
+
+ private:
+  std::uint32_t gpu(VertexId v) const {
+    if (v < l_.first_gpu || v - l_.first_gpu >= l_.gpu_up.size())
+      throw Error(fmt::format("nodes routing: vertex {} is not one of its GPUs", v));
+    return v - l_.first_gpu;
+  }
+  void through_switch(std::uint32_t gpu, std::vector<LinkId>& out) const {
+    out.push_back(l_.gpu_up[gpu]);
+    backplane(l_.node_of(gpu), out);
+  }
+  void backplane(std::uint32_t node, std::vector<LinkId>& out) const {
+    if (l_.backplane[node] != kNoLink) out.push_back(l_.backplane[node]);
+  }
+
+  NodeLinks l_;
+  std::unique_ptr<Router> fabric_;
+};
+
+void validate(const Network& net, const NodesParams& p, const Fabric& fabric) {
+  if (p.nodes < 1) throw Error("nodes: nodes must be >= 1 (got 0)");
+  if (p.gpus_per_node < 1) throw Error("nodes: gpus_per_node must be >= 1 (got 0)");
+  if (p.nics_per_node < 1 || p.nics_per_node > p.gpus_per_node || p.gpus_per_node % p.nics_per_node != 0)
+    throw Error(fmt::format("nodes: nics_per_node must be in 1..gpus_per_node and divide gpus_per_node = {} (got {})",
+                            p.gpus_per_node, p.nics_per_node));
+  if (std::uint64_t(p.nodes) * p.gpus_per_node > kMaxGpus)
+    throw Error(fmt::format("nodes: nodes*gpus_per_node = {} must be <= {}", std::uint64_t(p.nodes) * p.gpus_per_node,
+                            kMaxGpus));
+  if (p.backplane_Bps && !(std::isfinite(*p.backplane_Bps) && *p.backplane_Bps > 0))
+    throw Error(fmt::format("nodes: backplane_Bps must be > 0 (got {})", *p.backplane_Bps));
+  const std::uint64_t needed = std::uint64_t(p.nodes) * p.nics_per_node;
+  const bool lone_node = p.nodes == 1 && fabric.endpoints.empty();
+  if (fabric.endpoints.size() < needed && !lone_node)
+    throw Error(fmt::format("nodes: the fabric has {} endpoints but nodes*nics_per_node = {} NICs need one each",
+                            fabric.endpoints.size(), needed));
+  if (!lone_node && !fabric.router) throw Error("nodes: the fabric has no router");
+  for (const auto& [name, id] : {std::pair{"gpu_link", p.gpu_link}, std::pair{"nic_link", p.nic_link}})
+    if (id >= net.link_classes().size())
+      throw Error(fmt::format("nodes: {} = {} is not a link class of the network", name, id));
+}
+
+// The node's switch: one vertex, or .in/.out joined by the backplane. Returns {in, out}.
+std::pair<VertexId, VertexId> add_switch(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
+  const std::string name = fmt::format("n{}.{}", node, p.switch_name);
+  if (!p.backplane_Bps) {
+    const VertexId v = net.add_vertex(VertexKind::switch_, name);
+    l.backplane.push_back(kNoLink);
+    return {v, v};
+  }
+  const VertexId in = net.add_vertex(VertexKind::switch_, name + ".in");
+  const VertexId out = net.add_vertex(VertexKind::switch_, name + ".out");
+  const double scale = *p.backplane_Bps / net.link_class(p.gpu_link).bandwidth_Bps;
+  l.backplane.push_back(net.add_link(in, out, p.gpu_link, LinkKind::capacity, scale));
+  return {in, out};
+}
+
+// Both directions between a vertex and the switch halves (one vertex when no backplane).
+std::pair<LinkId, LinkId> attach(Network& net, VertexId v, std::pair<VertexId, VertexId> sw, LinkClassId link) {
+  const LinkId up = net.add_split_cable(v, sw.first, sw.second, link);
+  return {up, up + 1};
+}
+
+// Fabric endpoint e becomes NIC j of node n (rail-optimized: e = j * nodes + n); the rest
+// stay NICs that no GPU uses.
+void adopt_nics(Network& net, const NodesParams& p, const Fabric& fabric, NodeLinks& l) {
+  if (fabric.endpoints.empty()) return;
+  std::vector<bool> used(fabric.endpoints.size(), false);
+  l.nic.resize(std::size_t(p.nodes) * p.nics_per_node);
+  for (std::uint32_t n = 0; n < p.nodes; ++n)
+    for (std::uint32_t j = 0; j < p.nics_per_node; ++j) {
+      const std::size_t e = p.rail_optimized ? std::size_t(j) * p.nodes + n : std::size_t(n) * p.nics_per_node + j;
+      used[e] = true;
+      l.nic[n * p.nics_per_node + j] = fabric.endpoints[e];
+      net.set_vertex(fabric.endpoints[e], VertexKind::nic, fmt::format("n{}.nic{}", n, j));
+    }
+  for (std::size_t e = 0; e < used.size(); ++e)
+    if (!used[e]) net.set_vertex(fabric.endpoints[e], VertexKind::nic, fmt::format("nic.unused.{}", e));
+}
+
+void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
+  const auto sw = add_switch(net, p, node, l);
+  for (std::uint32_t i = node * p.gpus_per_node; i < (node + 1) * p.gpus_per_node; ++i) {
+    const auto [up, down] = attach(net, l.first_gpu + i, sw, p.gpu_link);
+    l.gpu_up.push_back(up);
+    l.gpu_down.push_back(down);
+  }
+  if (l.nic.empty()) return;
+  for (std::uint32_t j = node * p.nics_per_node; j < (node + 1) * p.nics_per_node; ++j) {
+    const VertexId nic = l.nic[j];
+    if (l.dedicated()) {
+      const LinkId c = net.add_cable(l.first_gpu + j, nic, p.nic_link);  // GPU j is NIC j's
+      l.nic_in.push_back(c);
+      l.nic_out.push_back(c + 1);
+    } else {
+      const auto [from_nic, to_nic] = attach(net, nic, sw, p.nic_link);
+      l.nic_in.push_back(to_nic);
+      l.nic_out.push_back(from_nic);
+    }
+  }
+}
+
+std::string plural(std::uint32_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+std::string summary(const NodesParams& p, const Fabric& fabric) {
+  const std::string backplane =
+      p.backplane_Bps ? fmt::format(", backplane {:g} GB/s", *p.backplane_Bps / 1e9) : std::string();
+  const std::string head = fmt::format("{} x {} ({}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
+                                       p.switch_name, backplane);
+  if (fabric.endpoints.empty()) return head + ", no NICs";
+  // With one NIC per node there are no rails to optimize.
+  const std::string layout = p.nics_per_node == 1 ? "" : p.rail_optimized ? ", rail-optimized" : ", node-major";
+  return fmt::format("{}, {} per node{}, on: {}", head, plural(p.nics_per_node, "NIC"), layout, fabric.summary);
+}
+
+}  // namespace
+
+NodesFabric build_nodes(Network& net, const NodesParams& p, Fabric fabric) {
+  validate(net, p, fabric);
+  NodesFabric result;
+  NodeLinks l;
+  l.gpus = p.gpus_per_node;
+  l.nics = p.nics_per_node;
+  l.first_gpu = VertexId(net.vertex_count());
+  result.fabric.endpoints.reserve(std::size_t(p.nodes) * p.gpus_per_node);
+  result.node_of.reserve(result.fabric.endpoints.capacity());
+  for (std::uint32_t i = 0; i < p.nodes * p.gpus_per_node; ++i) {
+    result.fabric.endpoints.push_back(
+        net.add_vertex(VertexKind::endpoint, fmt::format("n{}.gpu{}", i / p.gpus_per_node, i % p.gpus_per_node)));
+    result.node_of.push_back(i / p.gpus_per_node);
+  }
+  adopt_nics(net, p, fabric, l);
+  for (std::uint32_t n = 0; n < p.nodes; ++n) cable_node(net, p, n, l);
+  result.fabric.summary = summary(p, fabric);
+  result.fabric.router = std::make_unique<NodesRouter>(std::move(l), std::move(fabric.router));
+  return result;
+}
 
 }  // namespace collsim

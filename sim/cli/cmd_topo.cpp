@@ -1,0 +1,145 @@
+// sim/cli/cmd_topo.cpp — `collsim topo`: what a cluster's network is made of (hosts,
+// switches, links per class, routed diameter, bisection bandwidth), the route between two
+// ranks, and the whole graph for Graphviz (--format dot).
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+#include "sim/cli/options.hpp"
+#include "topologies/analysis.hpp"
+#include "topologies/cluster_config.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct TopoOptions {
+  std::string file, preset, format = "table";
+  std::vector<Rank> route;  // two ranks
+  std::uint64_t flow = 0;
+  bool list = false;
+};
+
+std::string gbps(double bytes_per_s) {
+  return bytes_per_s >= 1e13 ? fmt::format("{:.4g} TB/s", bytes_per_s / 1e12) : fmt::format("{:.4g} GB/s", bytes_per_s / 1e9);
+}
+
+struct RouteReport {
+  Rank src = 0, dst = 0;
+  std::uint64_t flow = 0;
+  std::vector<LinkId> links;
+  LinkCost cost;
+};
+
+RouteReport route_between(const Topology& t, const TopoOptions& o) {
+  RouteReport r{o.route[0], o.route[1], o.flow, {}, {}};
+  for (Rank x : o.route)
+    if (x >= t.ranks()) throw Error(fmt::format("--route: rank {} does not exist (0..{})", x, t.ranks() - 1));
+  t.route(r.src, r.dst, o.flow, r.links);
+  r.cost = t.pair_cost(r.src, r.dst);
+  return r;
+}
+
+void print_route(const Topology& t, const RouteReport& r) {
+  const Network& net = t.network;
+  fmt::print("\nroute rank {} -> rank {} (flow {}): {} links\n  {}", r.src, r.dst, r.flow, r.links.size(),
+             net.vertex(t.vertex_of(r.src)).name);
+  for (LinkId l : r.links) {
+    const Link& x = net.link(l);
+    fmt::print("\n  -> {:<16} via {} ({}, {})", net.vertex(x.to).name, net.link_class(x.link_class).name,
+               gbps(x.bandwidth_Bps), format_seconds(x.latency_s));
+  }
+  fmt::print("\n  alpha + latency {}, bottleneck {}\n", format_seconds(r.cost.alpha_s),
+             r.cost.beta_s_per_byte > 0 ? gbps(1.0 / r.cost.beta_s_per_byte) : "none (same endpoint)");
+}
+
+void print_table(const ClusterConfig& c, const TopologyFacts& f) {
+  const Topology& t = *c.topology;
+  fmt::print("collsim topo: {}\n", c.name);
+  if (!c.description.empty()) fmt::print("  {}\n", c.description);
+  fmt::print("network      {}\n", t.fabric_summary);
+  fmt::print("vertices     {} endpoints (ranks sit here), {} NICs, {} switches/routers\n", f.endpoints, f.nics,
+             f.switches);
+  fmt::print("links        {} cables (2 directed links each) + {} one-way links (capacities, one-way rings) = {} "
+             "directed links\n",
+             f.cables, f.one_way_links, f.links);
+  for (const LinkClassUse& u : f.classes)
+    fmt::print("  {:<16} {:>12} latency {:>9} alpha {:>9}  {} links\n", u.name, gbps(u.bandwidth_Bps),
+               format_seconds(u.latency_s), format_seconds(u.alpha_s), u.links);
+  fmt::print("routing      {} (seed {})\n", to_string(t.routing), t.routing_seed);
+  fmt::print("placement    {}: {} ranks on {} endpoints\n", describe(t.placement), t.ranks(), f.endpoints);
+  fmt::print("diameter     {} links per route at most ({})\n", f.diameter_links,
+             f.diameter_exact ? "all endpoint pairs" : "from 64 sources to all endpoints");
+  fmt::print("bisection    {} per direction (max-flow from the first half of the endpoints/nodes to the second)\n",
+             gbps(f.bisection_Bps));
+}
+
+nlohmann::json to_json(const ClusterConfig& c, const TopologyFacts& f, const std::optional<RouteReport>& route) {
+  const Topology& t = *c.topology;
+  nlohmann::json classes = nlohmann::json::array();
+  for (const LinkClassUse& u : f.classes)
+    classes.push_back({{"name", u.name}, {"bandwidth_Bps", u.bandwidth_Bps}, {"latency_s", u.latency_s},
+                       {"alpha_s", u.alpha_s}, {"links", u.links}});
+  nlohmann::json j = {{"name", c.name}, {"description", c.description}, {"network", t.fabric_summary},
+                      {"endpoints", f.endpoints}, {"nics", f.nics}, {"switches", f.switches},
+                      {"cables", f.cables}, {"one_way_links", f.one_way_links}, {"links", f.links},
+                      {"link_classes", classes}, {"routing", to_string(t.routing)}, {"routing_seed", t.routing_seed},
+                      {"placement", describe(t.placement)}, {"ranks", t.ranks()},
+                      {"diameter_links", f.diameter_links}, {"diameter_exact", f.diameter_exact},
+                      {"bisection_Bps", f.bisection_Bps}};
+  if (route) {
+    nlohmann::json hops = nlohmann::json::array();
+    for (LinkId l : route->links) hops.push_back(t.network.vertex(t.network.link(l).to).name);
+    j["route"] = {{"src", route->src}, {"dst", route->dst}, {"hops", hops},
+                  {"alpha_plus_latency_s", route->cost.alpha_s},
+                  {"bottleneck_Bps", route->cost.beta_s_per_byte > 0 ? 1.0 / route->cost.beta_s_per_byte : 0.0}};
+  }
+  return j;
+}
+
+void run(const TopoOptions& o) {
+  if (o.list) {
+    for (const std::string& name : preset_names()) fmt::print("{}\n", name);
+    return;
+  }
+  if (o.file.empty() == o.preset.empty()) throw Error("give a cluster FILE or --preset NAME (collsim topo --list)");
+  const ClusterConfig c = o.file.empty() ? load_preset(o.preset) : load_cluster_config(o.file);
+  if (!c.topology) throw Error(fmt::format("{} is a flat network (links:, no topology): nothing to draw", c.name));
+  if (o.format == "dot") {
+    std::cout << to_dot(*c.topology, c.name);
+    return;
+  }
+  std::optional<RouteReport> route;
+  if (!o.route.empty()) route = route_between(*c.topology, o);
+  const TopologyFacts facts = analyze(*c.topology);
+  if (o.format == "json") {
+    std::cout << to_json(c, facts, route).dump(2) << '\n';
+    return;
+  }
+  print_table(c, facts);
+  if (route) print_route(*c.topology, *route);
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app) {
+  auto options = std::make_shared<TopoOptions>();
+  auto& o = *options;
+  CLI::App* cmd = app.add_subcommand("topo", "Describe a cluster's network: counts, diameter, bisection, routes, dot");
+  cmd->add_option("file", o.file, "Cluster YAML")->check(CLI::ExistingFile);
+  cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see --list)");
+  cmd->add_flag("--list", o.list, "List the presets");
+  cmd->add_option("--route", o.route, "Print the route between two ranks, e.g. --route 0,9")
+      ->delimiter(',')
+      ->expected(2);
+  cmd->add_option("--flow", o.flow, "Flow id of the printed route (ECMP and Valiant hash on it)")->capture_default_str();
+  cmd->add_option("--format", o.format, "Output: table, json, or dot (Graphviz: dot -Tsvg)")
+      ->check(CLI::IsMember({"table", "json", "dot"}))
+      ->capture_default_str();
+  cmd->callback([options] { run(*options); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,1 @@
+topo --preset dgx-h100-superpod-su --route 0,9

@@ -1,0 +1,82 @@
+// tests/sim/test_prediction_topology.cpp — the analytic engine on a topology costs each
+// transfer on its route: largest alpha plus summed latencies, bottleneck bandwidth.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/closed_forms.hpp"
+#include "sim/prediction.hpp"
+#include "topologies/cluster_config.hpp"
+
+using namespace collsim;
+
+namespace {
+
+ClusterConfig star(Rank ranks, double latency_s) {
+  return parse_cluster_config(fmt::format("name: s\nlink_classes:\n  eth: {{bandwidth_Bps: 2.0e9, latency_s: {}, "
+                                          "alpha_s: 3.0e-6}}\ntopology: {{kind: star, endpoints: {}, link: eth}}\n"
+                                          "gamma_s_per_byte: 1.0e-10\n",
+                                          latency_s, ranks),
+                              "s.yaml");
+}
+
+PredictionRequest request(const ClusterConfig& c, const std::string& algorithm, std::uint64_t bytes) {
+  PredictionRequest r;
+  r.algorithms = {algorithm};
+  r.sizes = {bytes};
+  r.ranks = c.ranks;
+  r.cost = c.cost;
+  r.topology = c.topology;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("on a zero-latency star, the topology prediction equals the flat alpha-beta model") {
+  const ClusterConfig c = star(12, 0);
+  for (const char* algo : {"ring", "two-tree", "rabenseifner", "recursive-doubling", "naive"}) {
+    for (std::uint64_t bytes : {std::uint64_t(1000), std::uint64_t(1) << 24}) {
+      INFO(algo << " " << bytes);
+      PredictionRequest on_topology = request(c, algo, bytes);
+      PredictionRequest flat = on_topology;
+      flat.topology = nullptr;
+      flat.cost = CostModel::uniform(3e-6, 1 / 2e9, 1e-10);
+      REQUIRE(predict(on_topology)[0].time_s == Approx(predict(flat)[0].time_s).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("hop latency adds twice per ring step on a star: the closed form with alpha + 2 latencies") {
+  const double latency = 5e-7;
+  const ClusterConfig c = star(8, latency);
+  const std::uint64_t bytes = 8 << 20;
+  const PredictionRecord rec = predict(request(c, "ring", bytes))[0];
+  const CostModel shifted = CostModel::uniform(3e-6 + 2 * latency, 1 / 2e9, 1e-10);
+  REQUIRE(rec.time_s == Approx(*closed_form_time("ring", Collective::allreduce, 8, bytes, shifted)).epsilon(1e-9));
+  REQUIRE(rec.placement == "linear");
+}
+
+TEST_CASE("the default cluster's predictions are those of seed 000's flat two-class model") {
+  const ClusterConfig c = default_cluster_config();
+  CostModel flat{{1.2e-6, 1 / 6e9}, {1.2e-6, 1 / 10e9}, 1e-11, 8};
+  for (const char* algo : {"ring", "hierarchical-ring", "two-tree"}) {
+    INFO(algo);
+    PredictionRequest on_topology = request(c, algo, 1200000000);
+    PredictionRequest flat_request = on_topology;
+    flat_request.topology = nullptr;
+    flat_request.cost = flat;
+    REQUIRE(predict(on_topology)[0].time_s == Approx(predict(flat_request)[0].time_s).epsilon(1e-12));
+  }
+}
+
+// Without contention a flat ring is as slow as its slowest hop whatever the placement; the
+// hierarchical ring's node-local phases are where placement shows before the flow engine.
+TEST_CASE("a placement that splits nodes slows the hierarchical ring's node-local phases") {
+  ClusterConfig c = default_cluster_config();
+  const double linear = predict(request(c, "hierarchical-ring", 1 << 26))[0].time_s;
+  c.topology->place({Placement::Kind::round_robin, 1, {}}, c.ranks);
+  const PredictionRecord rr = predict(request(c, "hierarchical-ring", 1 << 26))[0];
+  REQUIRE(rr.placement == "round-robin");
+  REQUIRE(rr.time_s > linear);
+}

@@ -1,0 +1,51 @@
+// topologies/topology.hpp — a cluster as the engines see it: the network, the router for its
+// routing mode, the endpoints ranks can sit on (grouped into nodes) and where each rank sits.
+// A Topology is built once (cluster_config.cpp builds it from YAML) and then only read;
+// its router points into its network, so it lives behind a pointer and never moves.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/cost_model.hpp"
+#include "topologies/network.hpp"
+#include "topologies/placement.hpp"
+#include "topologies/routing.hpp"
+
+namespace collsim {
+
+class Topology {
+ public:
+  Topology() = default;
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+
+  std::string fabric_summary;               // the builder's one-line summary
+  Network network;
+  std::unique_ptr<Router> router;
+  RoutingMode routing = RoutingMode::minimal;
+  std::uint64_t routing_seed = 1;
+  std::vector<VertexId> endpoints;          // where ranks may sit, in index order
+  std::uint32_t endpoints_per_node = 0;     // GPUs per node; 0: no multi-GPU nodes
+  Placement placement;
+  std::vector<std::uint32_t> rank_endpoint;  // endpoint index of each rank
+
+  Rank ranks() const { return Rank(rank_endpoint.size()); }
+  VertexId vertex_of(Rank r) const { return endpoints[rank_endpoint[r]]; }
+  // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
+  std::uint32_t node_of(Rank r) const;
+  void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
+  // Contention-free cost of one message: alpha = the route's largest class alpha plus the
+  // sum of hop latencies; beta = 1 / the route's smallest bandwidth (flow 0's route).
+  LinkCost pair_cost(Rank src, Rank dst) const;
+  // The two-class flat model closest to this network, for closed forms and the lower bound:
+  // the cheapest alpha and beta among rank 0's routes to ranks on its node (intra) and on
+  // other nodes (inter).
+  CostModel equivalent_cost_model(double gamma_s_per_byte) const;
+
+  // After the network is finalized and the router made: place `ranks` ranks (throws Error).
+  void place(const Placement& placement, Rank ranks);
+};
+
+}  // namespace collsim

@@ -2,13 +2,12 @@
 // how much memory it needs: `bench_schedule_build P [ALGO] [BYTES]` (default ring, 1 GiB).
 // Prints one line per stage with wall time and the process's peak resident memory (VmHWM),
 // so run one P per process. This is a benchmark, not a test: targets live in the README.
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
@@ -16,19 +15,8 @@
 
 namespace {
 
-double peak_rss_gib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / (1024.0 * 1024.0);  // kB -> GiB
-  return -1;
-}
-
-template <class F>
-double seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+double peak_rss_gib() { return collsim::bench::peak_rss_mib() / 1024.0; }
+using collsim::bench::seconds;
 
 }  // namespace
 

@@ -9,14 +9,13 @@
 // route and extrapolate to all P^2 pairs. Prints figures, asserts nothing: targets live in
 // the README.
 #include <algorithm>
-#include <chrono>
-#include <fstream>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
 #include "topologies/builders/builders.hpp"
@@ -25,19 +24,8 @@ namespace {
 
 using namespace collsim;
 
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  return -1;
-}
-
-template <class F>
-double seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using bench::peak_rss_mib;
+using bench::seconds;
 
 Fabric build(Network& net, const std::string& kind, RoutingMode mode) {
   if (kind == "fat-tree") {

@@ -10,23 +10,14 @@
 #include <vector>
 
 #include "collectives/error.hpp"
-#include "topologies/builders/builders.hpp"
+#include "tests/topologies/built_fabric.hpp"
 
 using namespace collsim;
 
 namespace {
 
-struct Built {
-  Network net;
-  LinkClassId link = 0;
-  Fabric fabric;
-
-  Built() { link = net.add_link_class({"wire", 10e9, 1e-6, 0}); }
-  std::vector<LinkId> route(std::uint32_t s, std::uint32_t d, std::uint64_t flow = 0) const {
-    std::vector<LinkId> out;
-    fabric.router->route(fabric.endpoints[s], fabric.endpoints[d], flow, out);
-    return out;
-  }
+struct Built : BuiltFabric {
+  Built() : BuiltFabric({"wire", 10e9, 1e-6, 0}) {}
 };
 
 Built ring(std::uint32_t n, bool bidirectional, RoutingMode mode = RoutingMode::minimal, std::uint64_t seed = 1) {

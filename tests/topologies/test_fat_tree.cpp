@@ -11,23 +11,14 @@
 #include <vector>
 
 #include "collectives/error.hpp"
-#include "topologies/builders/builders.hpp"
+#include "tests/topologies/built_fabric.hpp"
 
 using namespace collsim;
 
 namespace {
 
-struct Tree {
-  Network net;
-  LinkClassId link = 0;
-  Fabric fabric;
-
-  Tree() { link = net.add_link_class({"ib", 50e9, 1e-6, 0}); }
-  std::vector<LinkId> route(std::uint32_t s, std::uint32_t d, std::uint64_t flow = 0) const {
-    std::vector<LinkId> out;
-    fabric.router->route(fabric.endpoints[s], fabric.endpoints[d], flow, out);
-    return out;
-  }
+struct Tree : BuiltFabric {
+  Tree() : BuiltFabric({"ib", 50e9, 1e-6, 0}) {}
   // 0 for a host "h12", l for a switch "l2.s5".
   std::uint32_t level(VertexId v) const {
     const std::string& name = net.vertex(v).name;

@@ -68,8 +68,10 @@ double bisection_bandwidth(const Topology& t) {
     add_arc(g, l.from, l.to, capacity);
     total += capacity;
   }
-  // Whole nodes on each side: splitting a node would count its internal links.
-  const std::size_t per_node = std::max<std::size_t>(t.endpoints_per_node, 1);
+  // Whole nodes on each side (splitting a node would count its internal links); a single
+  // node is split in half.
+  std::size_t per_node = std::max<std::size_t>(t.endpoints_per_node, 1);
+  if (n / per_node < 2) per_node = 1;
   const std::size_t first_half = (n / per_node) / 2 * per_node;
   for (std::size_t i = 0; i < n; ++i) {
     if (i < first_half)

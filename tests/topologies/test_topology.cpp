@@ -138,3 +138,10 @@ TEST_CASE("shortest-path routing finds the same hop counts as the builders' mini
       REQUIRE(is_path(shortest.topology->network, b, shortest.topology->vertex_of(s), shortest.topology->vertex_of(d)));
     }
 }
+
+TEST_CASE("bisection cuts between whole nodes, and splits a single node in half") {
+  // 4 nodes of 4 GPUs, one 1 GB/s NIC each: two NICs' worth crosses the middle.
+  REQUIRE(bisection_bandwidth(*load("{kind: star, link: l}", kNodes).topology) == Approx(2e9));
+  // One DGX H100: 4 GPUs' NVLink (450 GB/s each) into the NVSwitch.
+  REQUIRE(bisection_bandwidth(*load_preset("dgx-h100").topology) == Approx(4 * 450e9));
+}

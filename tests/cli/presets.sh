@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tests/cli/presets.sh COLLSIM — every preset (every configs/*.yaml) loads, `collsim topo`
+# reports endpoints, a routed diameter and a positive bisection for it, a route between its
+# first and last rank ends where it should, and `predict` prices a ring allreduce on it.
+set -u
+collsim=$1
+passed=0
+failed=0
+for preset in $("$collsim" topo --list); do
+  if ! json=$("$collsim" topo --preset "$preset" --format json --route 0,1); then
+    failed=$((failed + 1)); echo "FAIL: topo --preset $preset"; continue
+  fi
+  if ! python3 - "$preset" "$json" <<'PY'
+import json, sys
+preset, j = sys.argv[1], json.loads(sys.argv[2])
+assert j["name"] == preset, j["name"]
+assert j["endpoints"] >= 2 and j["ranks"] >= 2, (j["endpoints"], j["ranks"])
+assert 1 <= j["diameter_links"] <= 16, j["diameter_links"]
+assert j["bisection_Bps"] > 0, j["bisection_Bps"]
+assert j["route"]["hops"], "empty route"
+assert j["route"]["bottleneck_Bps"] > 0
+PY
+  then
+    failed=$((failed + 1)); echo "FAIL: topo --preset $preset: facts out of range"; continue
+  fi
+  if ! "$collsim" predict --preset "$preset" --algo ring --ranks 8 --bytes 1M --format csv | grep -q '^allreduce,ring,8,1048576'; then
+    failed=$((failed + 1)); echo "FAIL: predict --preset $preset"; continue
+  fi
+  passed=$((passed + 1))
+done
+echo "$passed passed, $failed failed"
+[ "$passed" -ge 10 ] && [ "$failed" -eq 0 ]

@@ -10,6 +10,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
+#include "sim/flow_engine.hpp"
 
 namespace collsim {
 namespace {
@@ -48,10 +49,11 @@ class RouteCosts {
   std::unordered_map<std::uint64_t, LinkCost> memo_;
 };
 
-AnalyticResult cost_schedule(const PredictionRequest& r, const Schedule& schedule) {
-  if (!r.topology) return run_analytic(schedule, r.cost, r.analytic);
+double cost_schedule(const PredictionRequest& r, const Schedule& schedule) {
+  if (r.engine == "flow") return run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte).time_s;
+  if (!r.topology) return run_analytic(schedule, r.cost, r.analytic).time_s;
   RouteCosts costs(*r.topology);
-  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, r.analytic);
+  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, r.analytic).time_s;
 }
 
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
@@ -62,7 +64,7 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   sr.segments = find_algorithm(algorithm).pipelined ? r.segments : 0;
   sr.ranks_per_node = r.cost.ranks_per_node;
   const Schedule schedule = generate_schedule(algorithm, sr);
-  const AnalyticResult result = cost_schedule(r, schedule);
+  const double time_s = cost_schedule(r, schedule);
 
   PredictionRecord rec;
   rec.collective = r.collective;
@@ -73,22 +75,24 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   rec.segments = schedule.info().segments;
   rec.transfers = schedule.size();
-  rec.time_s = result.time_s;
+  rec.time_s = time_s;
   rec.algbw_GBps = rec.time_s > 0 ? double(bytes) / rec.time_s / 1e9 : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, r.cost);
-  if (r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, r.cost);
+  if (r.engine == "analytic" && r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, r.cost);
   return rec;
 }
 
 }  // namespace
 
-std::vector<std::string> available_engines() { return {"analytic"}; }
+std::vector<std::string> available_engines() { return {"analytic", "flow"}; }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const std::string&)>& progress) {
   const auto engines = available_engines();
   if (std::find(engines.begin(), engines.end(), r.engine) == engines.end())
     throw Error(fmt::format("engine '{}' is not available in this build (available: {})", r.engine, fmt::join(engines, ", ")));
+  if (r.engine == "flow" && !r.topology)
+    throw Error("engine 'flow' needs a cluster with a topology (a flat network has no links to share)");
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";

@@ -82,13 +82,17 @@ std::string describe_links(const CostModel& cost) {
 }
 
 void print_header(const ClusterConfig& c, const PredictionRequest& r) {
-  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({}, contention-free)\n", to_string(r.collective),
-             r.ranks, c.name, r.engine, r.analytic.one_port ? "one-port" : "unlimited ports");
+  const std::string model = r.engine == "flow" ? "flows share links max-min fairly, no ports"
+                            : r.analytic.one_port ? "one-port, contention-free"
+                                                  : "unlimited ports, contention-free";
+  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n", to_string(r.collective), r.ranks, c.name,
+             r.engine, model);
   if (c.topology) {
     const Topology& t = *c.topology;
-    fmt::print("network: {}\nrouting {}, placement {}; each message costs its route (largest alpha + latencies, "
-               "bottleneck bandwidth)\n",
-               t.fabric_summary, to_string(t.routing), describe(t.placement));
+    const char* cost = r.engine == "flow" ? "alpha + latencies, then bytes at a max-min share of every link"
+                                          : "largest alpha + latencies, bottleneck bandwidth";
+    fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
+               to_string(t.routing), describe(t.placement), cost);
     fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n", describe_links(c.cost));
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));
@@ -169,7 +173,7 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
   cmd->add_option("-b,--bytes", o.bytes, "Sizes, e.g. 1K,64M,1G or 1K:1G (K/M/G = 2^10/2^20/2^30; default: config's)");
-  cmd->add_option("-e,--engine", o.engine, "Engine: analytic")->capture_default_str();
+  cmd->add_option("-e,--engine", o.engine, "Engine: analytic (contention-free) or flow (links shared max-min fairly; needs a topology)")->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
       ->check(CLI::IsMember({"one", "unlimited"}))
       ->capture_default_str();

@@ -37,7 +37,8 @@ expect "--alpha"                      predict --alpha fast --ranks 4 --bandwidth
 expect "--bandwidth"                  predict --ranks 4 --bandwidth 0
 expect "unknown collective 'alltoall'" predict --collective alltoall
 expect "does not implement reduce-scatter" explain two-tree --ranks 4 --collective reduce-scatter
-expect "engine 'flow' is not available" predict --engine flow
+expect "engine 'fluid' is not available" predict --engine fluid
+expect "engine 'flow' needs a cluster with a topology" predict --engine flow --ranks 8 --bandwidth 1e9
 expect "needs --bandwidth"            predict --ranks 8 --alpha 1e-6
 expect "41 ranks do not fit on 40 endpoints" predict --ranks 41
 expect "hierarchical-ring needs"      explain hierarchical-ring --ranks 8

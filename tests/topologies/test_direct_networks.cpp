@@ -99,14 +99,10 @@ TEST_CASE("ring routes are paths the short way round, and all the way forward wh
   for (std::uint32_t n : {2u, 3u, 4u, 5u, 8u}) {
     for (bool bidirectional : {true, false}) {
       for (RoutingMode mode : {RoutingMode::minimal, RoutingMode::ecmp}) {
-        const Built b = ring(n, bidirectional, mode);
-        for (std::uint32_t s = 0; s < n; ++s)
-          for (std::uint32_t d = 0; d < n; ++d) {
-            INFO("n " << n << " bidirectional " << bidirectional << " " << to_string(mode) << " " << s << " -> " << d);
-            const std::vector<LinkId> r = b.route(s, d, s * 31 + d);
-            CHECK(is_path(b.net, r, b.fabric.endpoints[s], b.fabric.endpoints[d]));
-            CHECK(r.size() == (bidirectional ? ring_distance(s, d, n) : (d + n - s) % n));
-          }
+        INFO("bidirectional " << bidirectional << " " << to_string(mode));
+        check_every_route(ring(n, bidirectional, mode), [&](std::uint32_t s, std::uint32_t d) {
+          return bidirectional ? ring_distance(s, d, n) : (d + n - s) % n;
+        });
       }
     }
   }
@@ -177,15 +173,8 @@ TEST_CASE("torus routes are paths whose length is the sum of the shortest ring d
   const std::vector<std::vector<std::uint32_t>> shapes{{5}, {4, 4}, {3, 2, 4}, {2, 2, 2}, {1, 6}, {5, 1, 3, 2}};
   for (const auto& dims : shapes) {
     for (RoutingMode mode : {RoutingMode::minimal, RoutingMode::ecmp}) {
-      const Built b = torus(dims, mode);
-      const auto n = std::uint32_t(b.fabric.endpoints.size());
-      for (std::uint32_t s = 0; s < n; ++s)
-        for (std::uint32_t d = 0; d < n; ++d) {
-          INFO(to_string(mode) << " " << n << " endpoints, " << s << " -> " << d);
-          const std::vector<LinkId> r = b.route(s, d, s ^ (d << 8));
-          CHECK(is_path(b.net, r, b.fabric.endpoints[s], b.fabric.endpoints[d]));
-          CHECK(r.size() == torus_distance(s, d, dims));
-        }
+      INFO(to_string(mode));
+      check_every_route(torus(dims, mode), [&](std::uint32_t s, std::uint32_t d) { return torus_distance(s, d, dims); });
     }
   }
 }
@@ -259,12 +248,7 @@ TEST_CASE("a star has one switch and a cable per endpoint, and routes are two li
     CHECK(b.net.cable_count() == n);
     CHECK(b.net.link_count() == 2 * n);
     CHECK(b.net.vertex(n).name == "sw");
-    for (std::uint32_t s = 0; s < n; ++s)
-      for (std::uint32_t d = 0; d < n; ++d) {
-        const std::vector<LinkId> r = b.route(s, d);
-        CHECK(is_path(b.net, r, b.fabric.endpoints[s], b.fabric.endpoints[d]));
-        CHECK(r.size() == (s == d ? 0 : 2));
-      }
+    check_every_route(b, [](std::uint32_t s, std::uint32_t d) { return s == d ? 0u : 2u; });
   }
 }
 
@@ -315,12 +299,7 @@ TEST_CASE("a fully connected fabric has a cable per pair and every route is that
       INFO("n = " << n);
       CHECK(b.net.vertex_count() == n);
       CHECK(b.net.cable_count() == std::size_t(n) * (n - 1) / 2);
-      for (std::uint32_t s = 0; s < n; ++s)
-        for (std::uint32_t d = 0; d < n; ++d) {
-          const std::vector<LinkId> r = b.route(s, d);
-          CHECK(is_path(b.net, r, b.fabric.endpoints[s], b.fabric.endpoints[d]));
-          CHECK(r.size() == (s == d ? 0 : 1));
-        }
+      check_every_route(b, [](std::uint32_t s, std::uint32_t d) { return s == d ? 0u : 1u; });
     }
   }
 }

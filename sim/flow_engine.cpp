@@ -18,7 +18,7 @@ enum class EventKind : std::uint8_t { flow_end, flow_start, done };
 struct Event {
   double time;
   EventKind kind;
-  std::uint32_t id;       // flow slot (flow_end) or transfer (flow_start, done)
+  std::uint32_t id;       // flow slot (flow_end, flow_start) or transfer (done)
   std::uint32_t version;  // flow_end only: stale when the flow's rate changed since
 
   // Min-heap order; ties broken by kind and id so that runs are deterministic.
@@ -87,17 +87,20 @@ class FlowSimulation {
     resolve(now);
   }
 
+  // The flow is routed once, here; it holds no bandwidth until its start event.
   void become_ready(TransferId id, double now) {
     const Transfer x = s_.transfer(id);
     if (x.is_local()) return arrive(id, now);
-    route_.clear();
-    t_.route(x.src, x.dst, id, route_);
-    const double delay = route_alpha(t_.network, route_) + route_latency(t_.network, route_);
-    events_.push({now + delay, EventKind::flow_start, id, 0});
+    const std::uint32_t slot = new_flow();
+    Flow& f = flows_[slot];
+    f.transfer = id;
+    f.route.clear();
+    t_.route(x.src, x.dst, id, f.route);
+    const double delay = route_alpha(t_.network, f.route) + route_latency(t_.network, f.route);
+    events_.push({now + delay, EventKind::flow_start, slot, 0});
   }
 
-  void start_flow(TransferId id, double now) {
-    const Transfer x = s_.transfer(id);
+  std::uint32_t new_flow() {
     std::uint32_t slot;
     if (free_.empty()) {
       slot = std::uint32_t(flows_.size());
@@ -106,11 +109,12 @@ class FlowSimulation {
       slot = free_.back();
       free_.pop_back();
     }
+    return slot;
+  }
+
+  void start_flow(std::uint32_t slot, double now) {
     Flow& f = flows_[slot];
-    f.transfer = id;
-    f.route.clear();
-    t_.route(x.src, x.dst, id, f.route);
-    f.remaining = double(s_.transfer_bytes(id));
+    f.remaining = double(s_.transfer_bytes(f.transfer));
     f.rate = 0;
     f.since = now;
     f.active = true;
@@ -228,7 +232,7 @@ class FlowSimulation {
   std::uint64_t epoch_ = 0;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
-  std::vector<LinkId> touched_, route_;
+  std::vector<LinkId> touched_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::size_t completed_ = 0;
   FlowResult result_;

@@ -1,9 +1,16 @@
 // sim/flow_engine.cpp — events in a heap, flows on links, max-min re-solves per component.
+//
+// Cost per network transfer: two events (its start, its end), its route (cached per rank
+// pair where routing ignores the flow id), and a re-solve of the component it joins. A lone
+// flow's rate is its route's bottleneck, without running the solver. Completion is handed
+// on at once: a successor learns its ready time when its last dependency's arrival is
+// processed, so there is no separate "done" event.
 #include "sim/flow_engine.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <queue>
-#include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -13,45 +20,76 @@
 namespace collsim {
 namespace {
 
-enum class EventKind : std::uint8_t { flow_end, flow_start, done };
+enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2 };
+constexpr std::uint32_t kKindShift = 30;
+constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
 
 struct Event {
   double time;
-  EventKind kind;
-  std::uint32_t id;       // flow slot (flow_end, flow_start) or transfer (done)
+  std::uint32_t key;      // kind << 30 | id: a flow slot (flow_end, flow_start) or a transfer
   std::uint32_t version;  // flow_end only: stale when the flow's rate changed since
 
-  // Min-heap order; ties broken by kind and id so that runs are deterministic.
-  bool operator>(const Event& o) const { return std::tie(time, kind, id) > std::tie(o.time, o.kind, o.id); }
+  EventKind kind() const { return EventKind(key >> kKindShift); }
+  std::uint32_t id() const { return key & kIdMask; }
+  // Min-heap order; ties broken by kind, then id, so that runs are deterministic.
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : key > o.key; }
+};
+
+struct RouteInfo {
+  std::uint32_t begin = 0, length = 0;  // in the link pool, or the flow slot's own links
+  double delay_s = 0;                   // largest alpha + summed latency
+  double bottleneck_Bps = 0;            // smallest bandwidth
 };
 
 struct Flow {
   TransferId transfer = 0;
-  std::vector<LinkId> route;
+  std::uint32_t pair = 0;
+  std::uint32_t next = 0;  // the next slot waiting on its pair's channel
+  RouteInfo route;
+  bool cached = false;  // route links live in the pair's entry of the link pool
+  bool active = false;
   double remaining = 0, rate = 0, since = 0;
   std::uint32_t version = 0;
   std::uint64_t epoch = 0;  // last re-solve that visited it
-  bool active = false;
+};
+
+constexpr std::uint32_t kNone = ~0u;
+
+// A (source, destination) rank pair: one in-order channel, and its route where routing
+// ignores the flow id (minimal, shortest-path). ECMP and Valiant route every transfer afresh.
+struct Pair {
+  RouteInfo route;
+  std::uint32_t active = kNone;            // the flow slot draining now
+  std::uint32_t head = kNone, tail = kNone;  // slots waiting, linked through Flow::next
+  bool cached = false;                       // route holds for every transfer of the pair
 };
 
 class FlowSimulation {
  public:
-  FlowSimulation(const Schedule& s, const Topology& t, double gamma)
-      : s_(s), t_(t), gamma_(gamma), waiting_(s.size()), successor_begin_(s.size() + 1, 0),
-        reducer_free_(s.info().ranks, 0.0), on_link_(t.network.link_count()),
-        link_local_(t.network.link_count(), 0), link_epoch_(t.network.link_count(), 0) {
+  FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
+      : s_(s), t_(t), gamma_(gamma), options_(options), per_pair_routes_(t.routing == RoutingMode::minimal || t.routing == RoutingMode::shortest_path),
+        waiting_(s.size()), ready_(s.size(), 0.0),
+        arrival_(s.size(), 0.0), done_(s.size(), 0.0), pred_(s.size(), kNoTransfer), waited_(s.size(), Waited::nothing),
+        successor_begin_(s.size() + 1, 0), reducer_free_(s.info().ranks, 0.0),
+        reducer_last_(s.info().ranks, kNoTransfer), on_link_(t.network.link_count()),
+        link_local_(t.network.link_count(), 0), link_epoch_(t.network.link_count(), 0),
+        busy_since_(t.network.link_count(), 0.0), capacity_(t.network.link_count()) {
+    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = t.network.link(l).bandwidth_Bps;
     result_.rank_finish_s.assign(s.info().ranks, 0.0);
-    result_.link_bytes.assign(t.network.link_count(), 0.0);
+    result_.links.assign(t.network.link_count(), {});
+    if (options.timeline) start_.assign(s.size(), 0.0);
     index_successors();
   }
 
   FlowResult run() {
     for (TransferId id = 0; id < s_.size(); ++id)
-      if (waiting_[id] == 0) become_ready(id, 0.0);
+      if (waiting_[id] == 0) become_ready(id);
     while (!events_.empty()) step();
     if (completed_ != s_.size())
       throw Error(fmt::format("schedule cannot finish: {} of {} transfers never completed", s_.size() - completed_,
                               s_.size()));
+    trace_critical_path();
+    if (options_.timeline) fill_timeline();
     return std::move(result_);
   }
 
@@ -69,6 +107,10 @@ class FlowSimulation {
       for (TransferId d : s_.transfer(id).deps) successors_[fill[d]++] = id;
   }
 
+  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0) {
+    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version});
+  }
+
   // One instant: every event within 1e-12 relative of the earliest is part of the batch.
   void step() {
     const double now = events_.top().time;
@@ -76,175 +118,383 @@ class FlowSimulation {
     while (!events_.empty() && events_.top().time <= limit) {
       const Event e = events_.top();
       events_.pop();
-      switch (e.kind) {
+      ++result_.events;
+      switch (e.kind()) {
         case EventKind::flow_end:
-          if (flows_[e.id].active && flows_[e.id].version == e.version) finish_flow(e.id, now);
+          if (flows_[e.id()].active && flows_[e.id()].version == e.version) finish_flow(e.id(), now);
           break;
-        case EventKind::flow_start: start_flow(e.id, now); break;
-        case EventKind::done: complete(e.id, now); break;
+        case EventKind::flow_start: start_flow(e.id(), now); break;
+        case EventKind::local_ready: arrive(e.id(), now); break;
       }
     }
     resolve(now);
   }
 
-  // The flow is routed once, here; it holds no bandwidth until its start event.
-  void become_ready(TransferId id, double now) {
+  // All dependencies are done: route the transfer and wait out its alpha and latency.
+  void become_ready(TransferId id) {
     const Transfer x = s_.transfer(id);
-    if (x.is_local()) return arrive(id, now);
+    if (x.is_local()) return push(ready_[id], EventKind::local_ready, id);
+    const std::uint32_t pair = pair_of(x.src, x.dst, id);
     const std::uint32_t slot = new_flow();
     Flow& f = flows_[slot];
     f.transfer = id;
-    f.route.clear();
-    t_.route(x.src, x.dst, id, f.route);
-    const double delay = route_alpha(t_.network, f.route) + route_latency(t_.network, f.route);
-    events_.push({now + delay, EventKind::flow_start, slot, 0});
+    f.pair = pair;
+    f.cached = pairs_[pair].cached;
+    if (f.cached) {
+      f.route = pairs_[pair].route;
+    } else {
+      own_route_[slot].clear();
+      t_.route(x.src, x.dst, id, own_route_[slot]);
+      f.route = describe_route(own_route_[slot], 0);
+    }
+    push(ready_[id] + f.route.delay_s, EventKind::flow_start, slot);
+  }
+
+  std::uint32_t pair_of(Rank src, Rank dst, TransferId id) {
+    auto [it, fresh] = pair_index_.try_emplace((std::uint64_t(src) << 32) | dst, std::uint32_t(pairs_.size()));
+    if (!fresh) return it->second;
+    Pair& p = pairs_.emplace_back();
+    if (per_pair_routes_) {
+      const std::size_t begin = pool_.size();
+      t_.route(src, dst, id, pool_);
+      p.route = describe_route({pool_.data() + begin, pool_.size() - begin}, std::uint32_t(begin));
+      p.cached = true;
+    }
+    return it->second;
+  }
+
+  RouteInfo describe_route(std::span<const LinkId> links, std::uint32_t begin) const {
+    RouteInfo info{begin, std::uint32_t(links.size()), 0, std::numeric_limits<double>::infinity()};
+    info.delay_s = route_alpha(t_.network, links) + route_latency(t_.network, links);
+    for (LinkId l : links) info.bottleneck_Bps = std::min(info.bottleneck_Bps, capacity_[l]);
+    return info;
   }
 
   std::uint32_t new_flow() {
-    std::uint32_t slot;
-    if (free_.empty()) {
-      slot = std::uint32_t(flows_.size());
-      flows_.emplace_back();
-    } else {
-      slot = free_.back();
+    if (!free_.empty()) {
+      const std::uint32_t slot = free_.back();
       free_.pop_back();
+      return slot;
     }
-    return slot;
+    flows_.emplace_back();
+    own_route_.emplace_back();
+    return std::uint32_t(flows_.size() - 1);
   }
 
+  std::span<const LinkId> links_of(std::uint32_t slot) const {
+    const Flow& f = flows_[slot];
+    const LinkId* base = f.cached ? pool_.data() : own_route_[slot].data();
+    return {base + f.route.begin, f.route.length};
+  }
+
+  // Alpha and latency are over. The bytes drain now, or after those queued ahead of them on
+  // the pair's channel.
   void start_flow(std::uint32_t slot, double now) {
+    Pair& p = pairs_[flows_[slot].pair];
+    if (p.active == kNone) return drain(slot, now);
+    flows_[slot].next = kNone;
+    (p.head == kNone ? p.head : flows_[p.tail].next) = slot;
+    p.tail = slot;
+  }
+
+  void drain(std::uint32_t slot, double now) {
     Flow& f = flows_[slot];
+    if (options_.timeline) start_[f.transfer] = now;
+    if (f.route.length == 0) {  // both ranks on one vertex: nothing to share
+      free_.push_back(slot);
+      return arrive(f.transfer, now);
+    }
+    pairs_[f.pair].active = slot;
     f.remaining = double(s_.transfer_bytes(f.transfer));
     f.rate = 0;
     f.since = now;
     f.active = true;
-    for (LinkId l : f.route) {
+    for (LinkId l : links_of(slot)) {
+      if (on_link_[l].empty()) busy_since_[l] = now;
       on_link_[l].push_back(slot);
       touched_.push_back(l);
     }
   }
 
+  // The last byte drained. The channel's next transfer takes over: on the same route it keeps
+  // the flow and its rate (no link sees a change, nothing to re-solve); else the flow leaves
+  // its links and the next one joins.
   void finish_flow(std::uint32_t slot, double now) {
+    Flow& f = flows_[slot];
+    const TransferId finished = f.transfer;
+    const double bytes = double(s_.transfer_bytes(finished));
+    for (LinkId l : links_of(slot)) result_.links[l].bytes += bytes;
+    Pair& p = pairs_[f.pair];
+    const std::uint32_t next = p.head;
+    if (next != kNone) {
+      p.head = flows_[next].next;
+      if (p.head == kNone) p.tail = kNone;
+    }
+    if (next != kNone && f.cached) {
+      f.transfer = flows_[next].transfer;
+      f.remaining = double(s_.transfer_bytes(f.transfer));
+      f.since = now;
+      ++f.version;
+      push(now + f.remaining / f.rate, EventKind::flow_end, slot, f.version);
+      if (options_.timeline) start_[f.transfer] = now;
+      free_.push_back(next);
+    } else {
+      leave_links(slot, now);
+      if (next != kNone) drain(next, now);
+    }
+    arrive(finished, now);
+  }
+
+  void leave_links(std::uint32_t slot, double now) {
     Flow& f = flows_[slot];
     f.active = false;
     ++f.version;
-    const double bytes = double(s_.transfer_bytes(f.transfer));
-    for (LinkId l : f.route) {
+    pairs_[f.pair].active = kNone;
+    for (LinkId l : links_of(slot)) {
       auto& on = on_link_[l];
-      on.erase(std::find(on.begin(), on.end(), slot));
-      result_.link_bytes[l] += bytes;
+      *std::find(on.begin(), on.end(), slot) = on.back();
+      on.pop_back();
+      if (on.empty()) result_.links[l].busy_s += now - busy_since_[l];
       touched_.push_back(l);
     }
     free_.push_back(slot);
-    arrive(f.transfer, now);
   }
 
-  // Bytes are at the destination: reduce them (one reduction at a time per rank) or be done.
+  // Bytes are at the destination: reduce them (one reduction at a time per rank, in order of
+  // arrival) or be done.
   void arrive(TransferId id, double now) {
     const Transfer x = s_.transfer(id);
+    arrival_[id] = now;
     result_.rank_finish_s[x.src] = std::max(result_.rank_finish_s[x.src], now);
     double done = now;
     if (x.op == Op::reduce) {
+      if (reducer_free_[x.dst] > now) {
+        pred_[id] = reducer_last_[x.dst];
+        waited_[id] = Waited::reducer;
+      }
       done = std::max(now, reducer_free_[x.dst]) + double(s_.transfer_bytes(id)) * gamma_;
       reducer_free_[x.dst] = done;
+      reducer_last_[x.dst] = id;
     }
-    events_.push({done, EventKind::done, id, 0});
+    complete(id, done);
   }
 
-  void complete(TransferId id, double now) {
-    const Transfer x = s_.transfer(id);
-    result_.rank_finish_s[x.dst] = std::max(result_.rank_finish_s[x.dst], now);
-    result_.time_s = std::max(result_.time_s, now);
+  // Done at `done` (now or, after a reduction, later): successors learn their ready time.
+  void complete(TransferId id, double done) {
+    const Rank dst = s_.transfer(id).dst;
+    done_[id] = done;
+    result_.rank_finish_s[dst] = std::max(result_.rank_finish_s[dst], done);
+    if (completed_ == 0 || done > result_.time_s) {
+      result_.time_s = done;
+      last_ = id;
+    }
     ++completed_;
-    for (std::uint32_t i = successor_begin_[id]; i < successor_begin_[id + 1]; ++i)
-      if (--waiting_[successors_[i]] == 0) become_ready(successors_[i], now);
+    for (std::uint32_t i = successor_begin_[id]; i < successor_begin_[id + 1]; ++i) {
+      const TransferId next = successors_[i];
+      if (pred_[next] == kNoTransfer || done > ready_[next]) {
+        ready_[next] = done;
+        pred_[next] = id;
+        waited_[next] = Waited::dependency;
+      }
+      if (--waiting_[next] == 0) become_ready(next);
+    }
   }
 
   // Re-solve the rates of the flows connected, through shared links, to a touched link.
   // Epoch stamps mark what this instant has already visited.
   void resolve(double now) {
     ++epoch_;
-    std::vector<std::uint32_t> component;
-    std::vector<LinkId> links;
     while (!touched_.empty()) {
       const LinkId seed = touched_.back();
       touched_.pop_back();
       if (link_epoch_[seed] == epoch_) continue;
-      component.clear();
-      links.clear();
-      collect_component(seed, component, links);
-      if (!component.empty()) solve(component, links, now);
+      component_.clear();
+      component_links_.clear();
+      collect_component(seed);
+      if (component_.empty()) {
+        record_utilization(seed, 0, now);
+      } else if (component_.size() == 1) {
+        set_lone_rate(component_[0], now);
+      } else {
+        solve(now);
+      }
     }
   }
 
-  void collect_component(LinkId seed, std::vector<std::uint32_t>& component, std::vector<LinkId>& links) {
+  void collect_component(LinkId seed) {
     link_epoch_[seed] = epoch_;
-    links.push_back(seed);
-    for (std::size_t i = 0; i < links.size(); ++i)
-      for (std::uint32_t slot : on_link_[links[i]]) {
+    component_links_.push_back(seed);
+    for (std::size_t i = 0; i < component_links_.size(); ++i)
+      for (std::uint32_t slot : on_link_[component_links_[i]]) {
         if (flows_[slot].epoch == epoch_) continue;
         flows_[slot].epoch = epoch_;
-        component.push_back(slot);
-        for (LinkId l : flows_[slot].route)
+        component_.push_back(slot);
+        for (LinkId l : links_of(slot))
           if (link_epoch_[l] != epoch_) {
             link_epoch_[l] = epoch_;
-            links.push_back(l);
+            component_links_.push_back(l);
           }
       }
   }
 
-  void solve(std::vector<std::uint32_t>& component, const std::vector<LinkId>& links, double now) {
-    std::sort(component.begin(), component.end());  // the same order in every run
-    std::vector<double> capacity(links.size());
-    for (std::size_t i = 0; i < links.size(); ++i) {
-      link_local_[links[i]] = std::uint32_t(i);
-      capacity[i] = t_.network.link(links[i]).bandwidth_Bps;
+  // A flow alone on all its links drains at its route's bottleneck.
+  void set_lone_rate(std::uint32_t slot, double now) {
+    const double rate = flows_[slot].route.bottleneck_Bps;
+    set_rate(slot, rate, now);
+    for (LinkId l : links_of(slot)) record_utilization(l, rate / capacity_[l], now);
+  }
+
+  // The component's order comes from the touched links and the links' flow lists: the same
+  // in every run.
+  void solve(double now) {
+    local_capacity_.resize(component_links_.size());
+    for (std::size_t i = 0; i < component_links_.size(); ++i) {
+      link_local_[component_links_[i]] = std::uint32_t(i);
+      local_capacity_[i] = capacity_[component_links_[i]];
     }
-    FlowLinks problem;
-    std::vector<std::uint32_t> local;
-    for (std::uint32_t slot : component) {
-      local.clear();
-      for (LinkId l : flows_[slot].route) local.push_back(link_local_[l]);
-      problem.add_flow(local);
+    problem_.clear();
+    for (std::uint32_t slot : component_) {
+      local_route_.clear();
+      for (LinkId l : links_of(slot)) local_route_.push_back(link_local_[l]);
+      problem_.add_flow(local_route_);
     }
-    const std::vector<double> rate = max_min_rates(capacity, problem);
+    const std::vector<double> rate = max_min_rates(local_capacity_, problem_);
     ++result_.rate_solves;
-    for (std::size_t i = 0; i < component.size(); ++i) {
-      Flow& f = flows_[component[i]];
-      f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
-      f.since = now;
-      f.rate = rate[i];
-      ++f.version;
-      events_.push({now + f.remaining / f.rate, EventKind::flow_end, component[i], f.version});
+    load_.assign(component_links_.size(), 0.0);
+    for (std::size_t i = 0; i < component_.size(); ++i) {
+      set_rate(component_[i], rate[i], now);
+      for (std::uint32_t local : problem_.route(i)) load_[local] += rate[i];
     }
+    for (std::size_t i = 0; i < component_links_.size(); ++i)
+      record_utilization(component_links_[i], load_[i] / local_capacity_[i], now);
+  }
+
+  // Account the bytes drained at the old rate; a changed rate gets a new end event (the old
+  // one goes stale through the version).
+  void set_rate(std::uint32_t slot, double rate, double now) {
+    Flow& f = flows_[slot];
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
+    f.since = now;
+    if (rate == f.rate) return;  // its pending end event still holds
+    f.rate = rate;
+    ++f.version;
+    push(now + f.remaining / rate, EventKind::flow_end, slot, f.version);
+  }
+
+  void record_utilization(LinkId l, double utilization, double now) {
+    LinkUsage& usage = result_.links[l];
+    usage.peak_utilization = std::max(usage.peak_utilization, utilization);
+    if (options_.timeline) result_.utilization.push_back({now, l, utilization});
+  }
+
+  // From the transfer that finished last, follow each one's critical predecessor back.
+  void trace_critical_path() {
+    if (completed_ == 0) return;
+    std::vector<LinkId> route;
+    std::unordered_map<LinkId, CriticalLink> links;
+    for (TransferId id = last_; id != kNoTransfer; id = pred_[id]) {
+      const Transfer x = s_.transfer(id);
+      CriticalTransfer c{id, times_of(id), 0, waited_[id]};
+      if (!x.is_local()) {
+        route.clear();
+        t_.route(x.src, x.dst, id, route);
+        double bottleneck = std::numeric_limits<double>::infinity();
+        for (LinkId l : route) {
+          bottleneck = std::min(bottleneck, capacity_[l]);
+          CriticalLink& cl = links[l];
+          cl.link = l;
+          cl.drain_s += c.times.arrival_s - c.times.start_s;
+          ++cl.transfers;
+        }
+        c.ideal_drain_s = double(s_.transfer_bytes(id)) / bottleneck;
+      }
+      result_.critical_path.push_back(c);
+      if (waited_[id] == Waited::nothing) break;
+    }
+    std::reverse(result_.critical_path.begin(), result_.critical_path.end());
+    for (const auto& [l, cl] : links) result_.critical_links.push_back(cl);
+    std::sort(result_.critical_links.begin(), result_.critical_links.end(), [](const auto& a, const auto& b) {
+      return a.drain_s != b.drain_s ? a.drain_s > b.drain_s : a.link < b.link;
+    });
+  }
+
+  // Start of draining: recorded with the timeline, else ready + the route's delay.
+  TransferTimes times_of(TransferId id) const {
+    const Transfer x = s_.transfer(id);
+    double start = ready_[id];
+    if (!start_.empty()) {
+      start = start_[id];
+    } else if (!x.is_local()) {
+      std::vector<LinkId> route;
+      t_.route(x.src, x.dst, id, route);
+      start += route_alpha(t_.network, route) + route_latency(t_.network, route);
+    }
+    return {ready_[id], start, arrival_[id], done_[id]};
+  }
+
+  void fill_timeline() {
+    result_.timeline.resize(s_.size());
+    for (TransferId id = 0; id < s_.size(); ++id) result_.timeline[id] = times_of(id);
   }
 
   const Schedule& s_;
   const Topology& t_;
   double gamma_;
-  std::vector<std::uint32_t> waiting_;
+  FlowOptions options_;
+  bool per_pair_routes_;
+  std::unordered_map<std::uint64_t, std::uint32_t> pair_index_;
+  std::vector<Pair> pairs_;
+  std::vector<LinkId> pool_;  // links of the pairs' routes
+  // Per transfer.
+  std::vector<std::uint32_t> waiting_;  // dependencies not yet done
+  std::vector<double> ready_, arrival_, done_, start_;
+  std::vector<TransferId> pred_;        // critical predecessor
+  std::vector<Waited> waited_;
   std::vector<std::uint32_t> successor_begin_;
   std::vector<TransferId> successors_;
+  // Per rank.
   std::vector<double> reducer_free_;
-  std::vector<std::vector<std::uint32_t>> on_link_;  // active flow slots on each link
-  std::vector<std::uint32_t> link_local_;            // the link's index in the current solve
+  std::vector<TransferId> reducer_last_;
+  // Per link.
+  std::vector<std::vector<std::uint32_t>> on_link_;  // active flow slots
+  std::vector<std::uint32_t> link_local_;            // its index in the current solve
   std::vector<std::uint64_t> link_epoch_;            // last re-solve that visited it
-  std::uint64_t epoch_ = 0;
+  std::vector<double> busy_since_, capacity_;
+  // Flows and events.
   std::vector<Flow> flows_;
+  std::vector<std::vector<LinkId>> own_route_;  // per slot, for routes not kept per pair
   std::vector<std::uint32_t> free_;
   std::vector<LinkId> touched_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t epoch_ = 0;
+  // Solver scratch, reused.
+  std::vector<std::uint32_t> component_;
+  std::vector<LinkId> component_links_;
+  std::vector<double> local_capacity_, load_;
+  std::vector<std::uint32_t> local_route_;
+  FlowLinks problem_;
+
   std::size_t completed_ = 0;
+  TransferId last_ = kNoTransfer;
   FlowResult result_;
 };
 
 }  // namespace
 
-FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte) {
+FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
+                    const FlowOptions& options) {
   if (topology.ranks() < schedule.info().ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", schedule.info().ranks,
                             topology.ranks()));
-  return FlowSimulation(schedule, topology, gamma_s_per_byte).run();
+  if (schedule.size() > kIdMask)
+    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
+                            schedule.size()));
+  return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run();
+}
+
+std::string link_name(const Network& network, LinkId link) {
+  const Link& l = network.link(link);
+  return fmt::format("{}->{}", network.vertex(l.from).name, network.vertex(l.to).name);
 }
 
 }  // namespace collsim

@@ -11,9 +11,12 @@
 //              batch;
 //   arrival  = when its last byte has drained;
 //   done     = arrival, or for a reduction arrival + b * gamma on d's reduction unit, which
-//              runs one reduction at a time (local transfers, s == d, are reductions only).
+//              runs one reduction at a time in order of arrival (local transfers, s == d, are
+//              reductions only).
 // There are no ports: a rank sends and receives any number of messages at once, and only
-// links limit them (model a NIC's injection rate as a link). So where no two transfers
+// links limit them (model a NIC's injection rate as a link). Each (src, dst) pair is one
+// in-order channel: a transfer whose latency is over while an earlier one of its pair still
+// drains waits for it (so a pipeline's segments follow each other). So where no two transfers
 // cross one link at the same time, the flow engine equals the analytic engine with --ports
 // unlimited (tested on `full` for every algorithm, pipelines with one segment: a pipeline's
 // segments on one tree edge share its link here, but each get full bandwidth there).
@@ -27,14 +30,64 @@
 
 namespace collsim {
 
+struct FlowOptions {
+  // Keep every transfer's times and every change of a link's utilization (for --trace).
+  bool timeline = false;
+};
+
+struct LinkUsage {
+  double bytes = 0;             // carried over the whole run
+  double busy_s = 0;            // time with at least one flow draining through it
+  double peak_utilization = 0;  // highest (sum of its flows' rates) / capacity, 0..1
+};
+
+// Why a transfer on the critical path could not finish earlier: what its predecessor on the
+// path is to it.
+enum class Waited : std::uint8_t { nothing, dependency, reducer };
+
+struct TransferTimes {
+  double ready_s = 0, start_s = 0, arrival_s = 0, done_s = 0;  // start: its bytes begin to drain
+};
+
+struct CriticalTransfer {
+  TransferId id = 0;
+  TransferTimes times;
+  double ideal_drain_s = 0;  // bytes / the route's bottleneck bandwidth: the drain alone
+  Waited waited = Waited::nothing;  // on the previous entry of the path
+};
+
+struct CriticalLink {
+  LinkId link = 0;
+  double drain_s = 0;             // time critical transfers spent draining across it
+  std::uint32_t transfers = 0;    // critical transfers crossing it
+};
+
+struct UtilizationChange {
+  double time_s = 0;
+  LinkId link = 0;
+  double utilization = 0;  // from this time on, 0..1
+};
+
 struct FlowResult {
   double time_s = 0;
-  std::vector<double> rank_finish_s;  // last completion on each rank (as source or destination)
-  std::vector<double> link_bytes;     // bytes carried by each directed link of the network
-  std::size_t rate_solves = 0;        // max-min re-solves (one per batch and component)
+  std::vector<double> rank_finish_s;   // last completion on each rank (as source or destination)
+  std::vector<LinkUsage> links;        // per directed link of the network
+  // The chain of transfers that set time_s, first to last: each waited for the one before
+  // it (its last dependency, or the reduction ahead of it on its rank).
+  std::vector<CriticalTransfer> critical_path;
+  std::vector<CriticalLink> critical_links;  // links the critical path drains across, most time first
+  std::size_t rate_solves = 0;               // max-min re-solves (one per batch and component)
+  std::size_t events = 0;
+  // With FlowOptions::timeline: per transfer, and the links' utilization steps in time order.
+  std::vector<TransferTimes> timeline;
+  std::vector<UtilizationChange> utilization;
 };
 
 // Throws Error when the schedule cannot finish (a dependency that never completes).
-FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte);
+FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
+                    const FlowOptions& options = {});
+
+// "nvl0->sw3": the link's ends by vertex name.
+std::string link_name(const Network& network, LinkId link);
 
 }  // namespace collsim

@@ -20,6 +20,10 @@ struct FlowLinks {
   std::vector<std::uint32_t> links;
 
   void add_flow(std::span<const std::uint32_t> route);
+  void clear() {
+    first.assign(1, 0);
+    links.clear();
+  }
   std::size_t flows() const { return first.size() - 1; }
   std::span<const std::uint32_t> route(std::size_t f) const {
     return {links.data() + first[f], links.data() + first[f + 1]};

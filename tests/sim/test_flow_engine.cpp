@@ -66,7 +66,7 @@ TEST_CASE("two flows out of one rank share its link: each drains at half the ban
   REQUIRE(flow.time_s == Approx(1e-6 + 6e-7 + 2.0 * (1 << 20) / 2e9).epsilon(1e-9));
   const LinkId root_up = c.topology->network.find_link(c.topology->vertex_of(0), 3);
   REQUIRE(root_up != kNoLink);
-  REQUIRE(flow.link_bytes[root_up] == Approx(2.0 * (1 << 20)));
+  REQUIRE(flow.links[root_up].bytes == Approx(2.0 * (1 << 20)));
   REQUIRE(flow.rank_finish_s[1] == Approx(flow.time_s));
 }
 
@@ -78,6 +78,14 @@ TEST_CASE("the flow engine gives identical results on identical runs") {
   const Schedule s = generate_schedule("two-tree", r);
   const FlowResult a = run_flow(s, *c.topology, 1e-10), b = run_flow(s, *c.topology, 1e-10);
   REQUIRE(a.time_s == b.time_s);
-  REQUIRE(a.link_bytes == b.link_bytes);
   REQUIRE(a.rank_finish_s == b.rank_finish_s);
+  REQUIRE(a.events == b.events);
+  REQUIRE(a.rate_solves == b.rate_solves);
+  for (LinkId l = 0; l < a.links.size(); ++l) {
+    REQUIRE(a.links[l].bytes == b.links[l].bytes);
+    REQUIRE(a.links[l].busy_s == b.links[l].busy_s);
+    REQUIRE(a.links[l].peak_utilization == b.links[l].peak_utilization);
+  }
+  REQUIRE(a.critical_path.size() == b.critical_path.size());
+  for (std::size_t i = 0; i < a.critical_path.size(); ++i) REQUIRE(a.critical_path[i].id == b.critical_path[i].id);
 }

@@ -42,8 +42,10 @@ struct LinkUsage {
 };
 
 // Why a transfer on the critical path could not finish earlier: what its predecessor on the
-// path is to it.
-enum class Waited : std::uint8_t { nothing, dependency, reducer };
+// path is to it. dependency: became ready when that one was done; channel: drained when
+// that one, earlier on the same (src, dst) pair, arrived; reducer: reduced when that one's
+// reduction on the same rank ended.
+enum class Waited : std::uint8_t { nothing, dependency, channel, reducer };
 
 struct TransferTimes {
   double ready_s = 0, start_s = 0, arrival_s = 0, done_s = 0;  // start: its bytes begin to drain

@@ -49,12 +49,12 @@ class RouteCosts {
   std::unordered_map<std::uint64_t, LinkCost> memo_;
 };
 
-double cost_schedule(const PredictionRequest& r, const Schedule& schedule) {
-  if (r.engine == "flow") return run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte).time_s;
-  if (!r.topology) return run_analytic(schedule, r.cost, r.analytic).time_s;
+double cost_analytic(const PredictionRequest& r, const Schedule& schedule, const AnalyticOptions& options) {
+  if (!r.topology) return run_analytic(schedule, r.cost, options).time_s;
   RouteCosts costs(*r.topology);
-  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, r.analytic).time_s;
+  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, options).time_s;
 }
+
 
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   ScheduleRequest sr;
@@ -64,7 +64,6 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   sr.segments = find_algorithm(algorithm).pipelined ? r.segments : 0;
   sr.ranks_per_node = r.cost.ranks_per_node;
   const Schedule schedule = generate_schedule(algorithm, sr);
-  const double time_s = cost_schedule(r, schedule);
 
   PredictionRecord rec;
   rec.collective = r.collective;
@@ -75,11 +74,19 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   rec.segments = schedule.info().segments;
   rec.transfers = schedule.size();
-  rec.time_s = time_s;
+  FlowResult flow;
+  if (r.engine == "flow") {
+    flow = run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte, r.flow);
+    rec.time_s = flow.time_s;
+    rec.analytic_s = cost_analytic(r, schedule, r.analytic);
+  } else {
+    rec.time_s = cost_analytic(r, schedule, r.analytic);
+  }
   rec.algbw_GBps = rec.time_s > 0 ? double(bytes) / rec.time_s / 1e9 : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, r.cost);
   if (r.engine == "analytic" && r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, r.cost);
+  if (r.engine == "flow" && r.on_flow_run) r.on_flow_run(rec, schedule, flow);
   return rec;
 }
 
@@ -131,6 +138,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"lower_bound_s", r.lower_bound_s},
                       {"winner", r.winner}};
   j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
+  if (r.analytic_s) j["analytic_s"] = *r.analytic_s;
   return j;
 }
 

@@ -15,6 +15,7 @@
 #include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 #include "sim/analytic_engine.hpp"
+#include "sim/flow_engine.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -33,6 +34,9 @@ struct PredictionRecord {
   double busbw_GBps = 0;
   double lower_bound_s = 0;
   std::optional<double> closed_form_s;
+  // Flow engine: the analytic engine's time for the same schedule on the same routes (its
+  // --ports model, one-port by default), to compare with.
+  std::optional<double> analytic_s;
   bool winner = false;  // fastest algorithm for this size
 };
 
@@ -48,6 +52,9 @@ struct PredictionRequest {
   std::uint32_t segments = 0;  // 0: each algorithm's default
   std::string engine = "analytic";
   AnalyticOptions analytic;
+  // Flow engine: options, and a look at each run (for --trace and --detail).
+  FlowOptions flow;
+  std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
 };
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and

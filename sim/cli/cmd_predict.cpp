@@ -8,7 +8,9 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/flow_report.hpp"
 #include "sim/prediction.hpp"
+#include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 
 namespace collsim::cli {
@@ -20,6 +22,8 @@ struct PredictOptions {
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
   std::uint32_t segments = 0;
   std::uint64_t placement_seed = 1;
+  std::string trace;
+  bool detail = false;
   Format format = Format::table;
 };
 
@@ -82,7 +86,7 @@ std::string describe_links(const CostModel& cost) {
 }
 
 void print_header(const ClusterConfig& c, const PredictionRequest& r) {
-  const std::string model = r.engine == "flow" ? "flows share links max-min fairly, no ports"
+  const std::string model = r.engine == "flow" ? "flows share links max-min fairly; no ports, one in-order channel per rank pair"
                             : r.analytic.one_port ? "one-port, contention-free"
                                                   : "unlimited ports, contention-free";
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n", to_string(r.collective), r.ranks, c.name,
@@ -99,19 +103,29 @@ void print_header(const ClusterConfig& c, const PredictionRequest& r) {
   }
 }
 
-void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r) {
+// With the flow engine, two more columns: the analytic engine's time and flow / analytic.
+void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r,
+                 const std::vector<std::string>& details) {
   print_header(c, r);
-  fmt::print("{:>10}  {:<19} {:>11} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time", "algbw GB/s", "busbw GB/s",
+  const bool flow = r.engine == "flow";
+  fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
+             flow ? fmt::format(" {:>11} {:>8}", "analytic", "flow/an.") : "", "algbw GB/s", "busbw GB/s",
              "x bound");
   std::uint64_t previous = ~0ull;
-  for (const PredictionRecord& rec : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const PredictionRecord& rec = records[i];
     if (rec.bytes != previous && previous != ~0ull) fmt::print("\n");
     const std::string size = rec.bytes != previous ? format_size(rec.bytes) : "";
     previous = rec.bytes;
-    fmt::print("{:>10}  {:<19} {:>11} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm, format_seconds(rec.time_s),
-               rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
+    const std::string contention =
+        rec.analytic_s ? fmt::format(" {:>11} {:>7.2f}x", format_seconds(*rec.analytic_s),
+                                     *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
+                       : "";
+    fmt::print("{:>10}  {:<19} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm, format_seconds(rec.time_s),
+               contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
   }
+  for (const std::string& d : details) fmt::print("\n{}", d);
   fmt::print("\nwinner per size:");
   for (const PredictionRecord& rec : records)
     if (rec.winner) fmt::print(" {}={}", format_size(rec.bytes), rec.algorithm);
@@ -120,12 +134,52 @@ void print_table(const std::vector<PredictionRecord>& records, const ClusterConf
 
 void print_csv(const std::vector<PredictionRecord>& records) {
   fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
-             "closed_form_s,winner\n");
+             "closed_form_s,analytic_s,winner\n");
+  auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
                r.bytes, r.engine, r.placement, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
-               r.closed_form_s ? fmt::format("{:.9g}", *r.closed_form_s) : "", r.winner ? 1 : 0);
+               optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0);
 }
+
+// --trace and --detail: what each flow run leaves besides its time. Runs are keyed by
+// (algorithm, bytes), since --algo auto keeps only the winners.
+struct FlowOutputs {
+  FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
+    if ((!o.trace.empty() || o.detail) && r.engine != "flow")
+      throw Error("--trace and --detail report on flow-engine runs: add --engine flow");
+    if (o.detail && o.format == Format::csv) throw Error("--detail prints as a table or JSON, not CSV");
+    if (!o.trace.empty()) {
+      trace = std::make_unique<ChromeTrace>(o.trace);
+      path = o.trace;
+      r.flow.timeline = true;
+    }
+    if (!trace && !o.detail) return;
+    r.on_flow_run = [this, &o, &c](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
+      const std::string name = fmt::format("{} {}", rec.algorithm, format_size(rec.bytes));
+      if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
+      if (!o.detail) return;
+      keys.emplace_back(rec.algorithm, rec.bytes);
+      if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
+      else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
+    };
+  }
+  void finish() {
+    if (!trace) return;
+    trace->close();
+    fmt::print(stderr, "collsim predict: wrote {} trace events to {} (open it in https://ui.perfetto.dev)\n",
+               trace->events(), path);
+  }
+  std::size_t run_of(const PredictionRecord& rec) const {
+    return std::size_t(std::find(keys.begin(), keys.end(), std::pair(rec.algorithm, rec.bytes)) - keys.begin());
+  }
+
+  std::unique_ptr<ChromeTrace> trace;
+  std::string path;
+  std::vector<std::pair<std::string, std::uint64_t>> keys;
+  std::vector<std::string> text;
+  std::vector<nlohmann::json> json;
+};
 
 void run(const PredictOptions& o) {
   const ClusterConfig cluster = resolve_cluster(o);
@@ -145,13 +199,24 @@ void run(const PredictOptions& o) {
   r.segments = o.segments;
   r.engine = o.engine;
   r.analytic.one_port = o.ports == "one";
+  FlowOutputs flow(o, cluster, r);
   const std::vector<PredictionRecord> records = predict(r);
+  flow.finish();
   switch (o.format) {
-    case Format::table: print_table(records, cluster, r); break;
+    case Format::table: {
+      std::vector<std::string> details;  // of the runs shown, in their order
+      if (o.detail)
+        for (const PredictionRecord& rec : records) details.push_back(flow.text.at(flow.run_of(rec)));
+      print_table(records, cluster, r, details);
+      break;
+    }
     case Format::csv: print_csv(records); break;
     case Format::json: {
       nlohmann::json out = nlohmann::json::array();
-      for (const PredictionRecord& rec : records) out.push_back(to_json(rec));
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        out.push_back(to_json(records[i]));
+        if (o.detail) out.back()["detail"] = flow.json.at(flow.run_of(records[i]));
+      }
       std::cout << out.dump(2) << '\n';
       break;
     }
@@ -187,6 +252,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(CLI::NonNegativeNumber);
   cmd->add_option("-k,--segments", o.segments, "Pipeline segments for tree and two-tree (default: ~1 MiB each)")
       ->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
+  cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
+  cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   add_format_option(*cmd, o.format);
   cmd->callback([options] { run(*options); });
 }

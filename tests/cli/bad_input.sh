@@ -39,6 +39,10 @@ expect "unknown collective 'alltoall'" predict --collective alltoall
 expect "does not implement reduce-scatter" explain two-tree --ranks 4 --collective reduce-scatter
 expect "engine 'fluid' is not available" predict --engine fluid
 expect "engine 'flow' needs a cluster with a topology" predict --engine flow --ranks 8 --bandwidth 1e9
+expect "add --engine flow"             predict --preset fat-tree-2to1 --trace /tmp/collsim-unused.json
+expect "add --engine flow"             predict --preset fat-tree-2to1 --detail
+expect "not CSV"                       predict --preset fat-tree-2to1 --engine flow --detail --format csv
+expect "cannot write trace"            predict --preset fat-tree-2to1 --engine flow --trace /nonexistent/t.json
 expect "needs --bandwidth"            predict --ranks 8 --alpha 1e-6
 expect "41 ranks do not fit on 40 endpoints" predict --ranks 41
 expect "hierarchical-ring needs"      explain hierarchical-ring --ranks 8

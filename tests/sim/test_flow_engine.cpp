@@ -7,6 +7,7 @@
 #include "collectives/algorithm.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/flow_report.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -88,4 +89,142 @@ TEST_CASE("the flow engine gives identical results on identical runs") {
   }
   REQUIRE(a.critical_path.size() == b.critical_path.size());
   for (std::size_t i = 0; i < a.critical_path.size(); ++i) REQUIRE(a.critical_path[i].id == b.critical_path[i].id);
+}
+
+namespace {
+
+// A schedule of independent copies of `bytes` each, all ready at time 0.
+Schedule independent_copies(Rank ranks, std::uint64_t bytes, const std::vector<std::pair<Rank, Rank>>& pairs) {
+  ScheduleInfo info;
+  info.ranks = ranks;
+  info.bytes = bytes;
+  Schedule s(info);
+  const ChunkId all = s.add_chunk({0, bytes});
+  for (const auto& [src, dst] : pairs) s.append(src, all, dst, all, Op::copy, 0, {});
+  return s;
+}
+
+ClusterConfig zero_latency_cluster(const std::string& topology, Rank ranks) {
+  return parse_cluster_config(fmt::format("name: t\nlink_classes:\n  l: {{bandwidth_Bps: 1.0e+9}}\ntopology: {}\n"
+                                          "ranks: {}\ngamma_s_per_byte: 0\n",
+                                          topology, ranks),
+                              "t.yaml");
+}
+
+double ring_time(const ClusterConfig& c, Rank ranks, std::uint64_t bytes) {
+  ScheduleRequest r;
+  r.ranks = ranks;
+  r.bytes = bytes;
+  return run_flow(generate_schedule("ring", r), *c.topology, 0).time_s;
+}
+
+}  // namespace
+
+TEST_CASE("the classic max-min case: a flow bottlenecked elsewhere leaves its share to the other") {
+  // On a star: 0->3, 2->3 and 4->3 split rank 3's downlink three ways (B/3 each); 0->1 shares
+  // rank 0's uplink only with 0->3, so it gets the rest, 2B/3, and ends at 1.5 b/B.
+  const ClusterConfig c = zero_latency_cluster("{kind: star, endpoints: 5, link: l}", 5);
+  const double b = 1e6, bandwidth = 1e9;
+  const Schedule s = independent_copies(5, std::uint64_t(b), {{0, 3}, {0, 1}, {2, 3}, {4, 3}});
+  FlowOptions options;
+  options.timeline = true;
+  const FlowResult f = run_flow(s, *c.topology, 0, options);
+  REQUIRE(f.timeline[1].arrival_s == Approx(1.5 * b / bandwidth).epsilon(1e-12));
+  for (TransferId id : {0u, 2u, 3u}) REQUIRE(f.timeline[id].arrival_s == Approx(3 * b / bandwidth).epsilon(1e-12));
+  const LinkId down3 = c.topology->network.find_link(5, c.topology->vertex_of(3));
+  REQUIRE(f.links[down3].peak_utilization == Approx(1.0));
+  REQUIRE(f.links[down3].busy_s == Approx(3 * b / bandwidth));
+}
+
+TEST_CASE("ring allreduce on a 2:1 tapered fat-tree takes exactly twice as long as untapered") {
+  // 4 leaves of 2 hosts under one spine; ring neighbours 1->2, 3->4, 5->6, 7->0 cross the
+  // spine, one per leaf uplink. Without latency every step takes chunk / (slowest link's
+  // rate): the tapered uplinks halve it. Ring: 2 (P-1) steps of N/P bytes.
+  const std::uint64_t bytes = 8 << 20;
+  const ClusterConfig full = zero_latency_cluster("{kind: xgft, m: [2, 4], w: [1, 1], link: l}", 8);
+  const ClusterConfig tapered = zero_latency_cluster("{kind: xgft, m: [2, 4], w: [1, 1], link: l, taper: [1, 0.5]}", 8);
+  const double t_full = ring_time(full, 8, bytes), t_tapered = ring_time(tapered, 8, bytes);
+  REQUIRE(t_full == Approx(2.0 * 7 * (bytes / 8) / 1e9).epsilon(1e-9));
+  REQUIRE(t_tapered / t_full == Approx(2.0).epsilon(1e-9));
+}
+
+TEST_CASE("a placement that spreads each node's GPUs around the ring shares the node's NIC") {
+  // 4 nodes x 4 GPUs, one NIC per node, on a star. Linear: one ring hop per node leaves the
+  // node, over its NIC alone. Round-robin (rank r on node r mod 4): every hop leaves its node,
+  // so each NIC carries 4 flows at once: 4 x slower, as the bandwidth bound predicts.
+  const std::string yaml =
+      "name: t\nlink_classes:\n  nv: {bandwidth_Bps: 100.0e+9}\n  pcie: {bandwidth_Bps: 20.0e+9}\n"
+      "  net: {bandwidth_Bps: 10.0e+9}\nnodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, "
+      "nics_per_node: 1, nic_link: pcie}\ntopology: {kind: star, link: net}\ngamma_s_per_byte: 0\n";
+  ClusterConfig linear = parse_cluster_config(yaml, "t.yaml");
+  ClusterConfig spread = parse_cluster_config(yaml + "placement: round-robin\n", "t.yaml");
+  const std::uint64_t bytes = 16 << 20;
+  const double t_linear = ring_time(linear, 16, bytes), t_spread = ring_time(spread, 16, bytes);
+  REQUIRE(t_linear == Approx(2.0 * 15 * (bytes / 16) / 10e9).epsilon(1e-9));
+  REQUIRE(t_spread / t_linear == Approx(4.0).epsilon(1e-9));
+}
+
+TEST_CASE("a schedule whose dependencies never complete is an error, not a hang") {
+  const ClusterConfig c = zero_latency_cluster("{kind: star, endpoints: 3, link: l}", 3);
+  ScheduleInfo info;
+  info.ranks = 3;
+  info.bytes = 64;
+  Schedule s(info);
+  const ChunkId all = s.add_chunk({0, 64});
+  const TransferId forward[] = {1};
+  const TransferId backward[] = {0};
+  s.append(0, all, 1, all, Op::copy, 0, forward);  // waits for the next, which waits for it
+  s.append(1, all, 2, all, Op::copy, 1, backward);
+  s.append(2, all, 0, all, Op::copy, 0, {});
+  REQUIRE_THROWS_WITH(run_flow(s, *c.topology, 0), Catch::Contains("2 of 3 transfers never completed"));
+}
+
+TEST_CASE("flow results add up: link bytes, utilization bounds, a critical path that spans the run") {
+  const ClusterConfig c = cluster("{kind: fat-tree, k: 4, n: 2, link: l, taper: [1, 0.5]}", 16);
+  for (const char* algorithm : {"ring", "two-tree", "recursive-doubling", "rabenseifner", "tree"}) {
+    INFO(algorithm);
+    ScheduleRequest r;
+    r.ranks = 16;
+    r.bytes = 3 << 20;
+    const Schedule s = generate_schedule(algorithm, r);
+    const FlowResult f = run_flow(s, *c.topology, 1e-10);
+    // Every byte crosses every link of its route once.
+    double routed = 0, carried = 0;
+    std::vector<LinkId> route;
+    for (TransferId id = 0; id < s.size(); ++id) {
+      const Transfer x = s.transfer(id);
+      route.clear();
+      c.topology->route(x.src, x.dst, id, route);
+      routed += double(s.transfer_bytes(id)) * double(route.size());
+    }
+    for (const LinkUsage& u : f.links) {
+      carried += u.bytes;
+      REQUIRE(u.peak_utilization <= 1 + 1e-9);
+      REQUIRE(u.busy_s <= f.time_s * (1 + 1e-12));
+    }
+    REQUIRE(carried == Approx(routed).epsilon(1e-12));
+    // The path starts at time 0, ends at the run's time, and each entry hands over exactly.
+    const auto& path = f.critical_path;
+    REQUIRE(!path.empty());
+    REQUIRE(path.front().waited == Waited::nothing);
+    REQUIRE(path.front().times.ready_s == 0);
+    REQUIRE(path.back().times.done_s == f.time_s);
+    for (std::size_t i = 1; i < path.size(); ++i) {
+      const TransferTimes &t = path[i].times, &before = path[i - 1].times;
+      switch (path[i].waited) {
+        case Waited::dependency: REQUIRE(t.ready_s == before.done_s); break;
+        case Waited::channel: REQUIRE(t.start_s == Approx(before.arrival_s)); break;
+        case Waited::reducer:
+          REQUIRE(t.done_s - double(s.transfer_bytes(path[i].id)) * 1e-10 == Approx(before.done_s));
+          break;
+        case Waited::nothing: FAIL("only the first entry starts the path");
+      }
+      REQUIRE(t.ready_s <= t.start_s);
+      REQUIRE(t.start_s <= t.arrival_s);
+      REQUIRE(t.arrival_s <= t.done_s);
+    }
+    const CriticalBreakdown b = critical_breakdown(f);
+    REQUIRE(b.latency_s + b.drain_s + b.reduction_s == Approx(f.time_s).epsilon(1e-12));
+    REQUIRE(b.drain_s >= b.ideal_drain_s * (1 - 1e-12));
+  }
 }

@@ -1,0 +1,135 @@
+// sim/trace.cpp — Chrome Trace Event JSON, streamed to a file.
+#include "sim/trace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+
+namespace collsim {
+namespace {
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+double micros(double seconds) { return seconds * 1e6; }
+
+struct Slice {
+  double begin_s, end_s;
+  std::string json_without_tid;  // the event, to be completed with its lane's tid
+};
+
+// Slices of one rank on lanes where none overlap: each goes on the first lane free at its start.
+std::vector<std::size_t> assign_lanes(std::vector<Slice>& slices) {
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return a.begin_s != b.begin_s ? a.begin_s < b.begin_s : a.end_s < b.end_s;
+  });
+  std::vector<double> lane_end;
+  std::vector<std::size_t> lane(slices.size());
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    std::size_t k = 0;
+    while (k < lane_end.size() && lane_end[k] > slices[i].begin_s) ++k;
+    if (k == lane_end.size()) lane_end.push_back(0);
+    lane_end[k] = slices[i].end_s;
+    lane[i] = k;
+  }
+  return lane;
+}
+
+}  // namespace
+
+ChromeTrace::ChromeTrace(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "w")) {
+  if (!file_) throw Error(fmt::format("cannot write trace {}: {}", path, std::strerror(errno)));
+  fmt::print(file_, "{{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+}
+
+ChromeTrace::~ChromeTrace() {
+  try {
+    close();
+  } catch (...) {  // a destructor must not throw; close() reports errors when called directly
+  }
+}
+
+void ChromeTrace::close() {
+  if (!file_) return;
+  fmt::print(file_, "\n]}}\n");
+  const bool failed = std::ferror(file_) != 0;
+  std::fclose(file_);
+  file_ = nullptr;
+  if (failed) throw Error(fmt::format("error writing trace {}", path_));
+}
+
+void ChromeTrace::event(const std::string& json) {
+  fmt::print(file_, "{}{}", events_ == 0 ? "" : ",\n", json);
+  ++events_;
+}
+
+void ChromeTrace::add_run(const std::string& name, const Schedule& schedule, const Topology& topology,
+                          const FlowResult& result, double gamma) {
+  if (result.timeline.size() != schedule.size())
+    throw Error("a trace needs the flow engine's timeline (FlowOptions::timeline)");
+  const int pid = ++runs_;
+  event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": {}}}}})", pid, quoted(name)));
+  event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_sort_index", "args": {{"sort_index": {}}}}})", pid, pid));
+  add_rank_tracks(pid, schedule, result, gamma);
+  add_link_tracks(pid, topology, result);
+}
+
+void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& result, double gamma) {
+  const Rank ranks = s.info().ranks;
+  std::vector<std::vector<Slice>> per_rank(ranks);
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer x = s.transfer(id);
+    const TransferTimes& t = result.timeline[id];
+    const std::uint64_t bytes = s.transfer_bytes(id);
+    if (!x.is_local()) {
+      const std::string args = fmt::format(
+          R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}}})",
+          id, x.step, bytes, micros(t.ready_s), micros(t.start_s), micros(t.arrival_s), micros(t.done_s));
+      per_rank[x.src].push_back({t.ready_s, t.arrival_s,
+                                 fmt::format(R"("ph": "X", "cat": "transfer", "name": {}, "ts": {:.6f}, "dur": {:.6f}, {})",
+                                             quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst)),
+                                             micros(t.ready_s), micros(t.arrival_s - t.ready_s), args)});
+    }
+    if (x.op == Op::reduce && gamma > 0) {
+      const double begin = t.done_s - double(bytes) * gamma;
+      per_rank[x.dst].push_back({begin, t.done_s,
+                                 fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
+                                             quoted(fmt::format("reduce from {}", x.src)), micros(begin),
+                                             micros(t.done_s - begin), id, bytes)});
+    }
+  }
+  // Lane k of rank r is thread r + k * ranks, sorted right after rank r's first lane.
+  for (Rank r = 0; r < ranks; ++r) {
+    std::vector<Slice>& slices = per_rank[r];
+    const std::vector<std::size_t> lane = assign_lanes(slices);
+    const std::size_t lanes = slices.empty() ? 1 : *std::max_element(lane.begin(), lane.end()) + 1;
+    for (std::size_t k = 0; k < lanes; ++k) {
+      const std::size_t tid = r + k * ranks;
+      const std::string label = k == 0 ? fmt::format("rank {}", r) : fmt::format("rank {} #{}", r, k + 1);
+      event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_name", "args": {{"name": {}}}}})", pid,
+                        tid, quoted(label)));
+      event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_sort_index", "args": {{"sort_index": {}}}}})",
+                        pid, tid, std::size_t(r) * 1024 + k));
+    }
+    for (std::size_t i = 0; i < slices.size(); ++i)
+      event(fmt::format("{{\"pid\": {}, \"tid\": {}, {}}}", pid, r + lane[i] * ranks, slices[i].json_without_tid));
+  }
+}
+
+void ChromeTrace::add_link_tracks(int pid, const Topology& topology, const FlowResult& result) {
+  std::vector<std::string> names(result.links.size());
+  std::vector<double> last(result.links.size(), -1);
+  for (const UtilizationChange& u : result.utilization) {
+    if (result.links[u.link].bytes <= 0 || u.utilization == last[u.link]) continue;
+    last[u.link] = u.utilization;
+    if (names[u.link].empty()) names[u.link] = quoted("link " + link_name(topology.network, u.link));
+    event(fmt::format(R"({{"ph": "C", "pid": {}, "name": {}, "ts": {:.6f}, "args": {{"utilization %": {:.3f}}}}})", pid,
+                      names[u.link], micros(u.time_s), 100.0 * u.utilization));
+  }
+}
+
+}  // namespace collsim

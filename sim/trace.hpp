@@ -1,0 +1,44 @@
+// sim/trace.hpp — a flow-engine run as a Chrome Trace Event file (JSON), for Perfetto
+// (https://ui.perfetto.dev) or chrome://tracing. Written as it goes: one process per run
+// ("ring 1 MiB"), in it
+//   a track per rank: a slice per transfer it sends, from ready to arrival (alpha, latency
+//     and drain; args give the times), and a slice per reduction it runs;
+//     transfers of one rank that overlap go on extra lanes ("rank 3 #2");
+//   a counter track per busy link: its utilization (sum of flow rates / capacity) over time.
+// Times are microseconds, as the format wants.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "collectives/schedule.hpp"
+#include "sim/flow_engine.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim {
+
+class ChromeTrace {
+ public:
+  explicit ChromeTrace(const std::string& path);  // throws Error if the file cannot be written
+  ChromeTrace(const ChromeTrace&) = delete;
+  ChromeTrace& operator=(const ChromeTrace&) = delete;
+  ~ChromeTrace();
+
+  // `result` must come from run_flow with FlowOptions::timeline.
+  void add_run(const std::string& name, const Schedule& schedule, const Topology& topology, const FlowResult& result,
+               double gamma_s_per_byte);
+  void close();  // writes the end of the file; throws Error on a write error
+  std::size_t events() const { return events_; }
+
+ private:
+  void event(const std::string& json);
+  void add_rank_tracks(int pid, const Schedule& schedule, const FlowResult& result, double gamma);
+  void add_link_tracks(int pid, const Topology& topology, const FlowResult& result);
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::size_t events_ = 0;
+  int runs_ = 0;
+};
+
+}  // namespace collsim

@@ -33,6 +33,9 @@ namespace collsim {
 struct FlowOptions {
   // Keep every transfer's times and every change of a link's utilization (for --trace).
   bool timeline = false;
+  // Where no link can carry two rank pairs' flows, compute the same times in one pass
+  // without events (sim/flow_shortcut.hpp). false: always simulate events (for tests).
+  bool shortcut = true;
 };
 
 struct LinkUsage {

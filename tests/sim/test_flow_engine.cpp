@@ -8,6 +8,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/flow_report.hpp"
+#include "sim/flow_shortcut.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -227,4 +228,59 @@ TEST_CASE("flow results add up: link bytes, utilization bounds, a critical path 
     REQUIRE(b.latency_s + b.drain_s + b.reduction_s == Approx(f.time_s).epsilon(1e-12));
     REQUIRE(b.drain_s >= b.ideal_drain_s * (1 - 1e-12));
   }
+}
+
+TEST_CASE("the shortcut gives the event simulation's results where no link is shared by two pairs") {
+  // Ring-like schedules on fabrics where neighbours' routes are disjoint take the shortcut;
+  // everything must match the event simulation: times, per-rank finish, links.
+  const std::vector<std::pair<std::string, Rank>> fabrics = {
+      {"{kind: ring, endpoints: 6, link: l}", 6},
+      {"{kind: torus, dims: [3, 4], link: l}", 12},
+      {"{kind: xgft, m: [4, 4], w: [1, 4], link: l}", 16},
+      {"{kind: fat-tree, k: 4, n: 3, link: l, taper: [1, 0.5, 0.5]}", 64},
+      {"{kind: dragonfly, p: 2, a: 4, h: 2, g: 9, arrangement: absolute, terminal_link: l, local_link: l, "
+       "global_link: l}",
+       72},
+  };
+  std::size_t taken = 0;
+  for (const auto& [fabric, ranks] : fabrics) {
+    const ClusterConfig c = cluster(fabric, ranks);
+    for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+      for (std::uint64_t bytes : {std::uint64_t(1000), std::uint64_t(3) << 20}) {
+        INFO(fabric << " " << to_string(collective) << " " << bytes);
+        ScheduleRequest r;
+        r.collective = collective;
+        r.ranks = ranks;
+        r.bytes = bytes;
+        const Schedule s = generate_schedule("ring", r);
+        FlowOptions events;
+        events.shortcut = false;
+        const FlowResult full = run_flow(s, *c.topology, 1e-10, events);
+        const std::optional<FlowResult> fast = run_flow_without_sharing(s, *c.topology, 1e-10, {});
+        if (!fast) continue;
+        ++taken;
+        REQUIRE(fast->time_s == Approx(full.time_s).epsilon(1e-9));
+        for (Rank k = 0; k < ranks; ++k) REQUIRE(fast->rank_finish_s[k] == Approx(full.rank_finish_s[k]).epsilon(1e-9));
+        for (LinkId l = 0; l < full.links.size(); ++l) {
+          REQUIRE(fast->links[l].bytes == full.links[l].bytes);
+          REQUIRE(fast->links[l].busy_s == Approx(full.links[l].busy_s).epsilon(1e-9).margin(1e-15));
+          REQUIRE(fast->links[l].peak_utilization == Approx(full.links[l].peak_utilization));
+        }
+        // Ties (symmetric rings) leave several critical paths; each must span the run.
+        REQUIRE(fast->critical_path.front().times.ready_s == 0);
+        REQUIRE(fast->critical_path.back().times.done_s == Approx(full.time_s).epsilon(1e-9));
+      }
+    }
+  }
+  REQUIRE(taken >= 20);  // the shortcut must actually apply to these ring schedules
+}
+
+TEST_CASE("the shortcut declines where two pairs' routes share a link") {
+  const ClusterConfig c = cluster("{kind: star, endpoints: 8, link: l}", 8);
+  ScheduleRequest r;
+  r.ranks = 8;
+  r.bytes = 1 << 20;
+  // Recursive doubling: each rank talks to 3 partners through its one uplink.
+  REQUIRE(!run_flow_without_sharing(generate_schedule("recursive-doubling", r), *c.topology, 0, {}));
+  REQUIRE(run_flow_without_sharing(generate_schedule("ring", r), *c.topology, 0, {}));
 }

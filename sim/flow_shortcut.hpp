@@ -1,0 +1,40 @@
+// sim/flow_shortcut.hpp — the flow engine without events, for schedules whose flows can never
+// share a link (internal to the flow engine; run_flow tries it first).
+//
+// When routes are fixed per rank pair (minimal or shortest-path routing) and no link lies on
+// the routes of two different pairs, every link carries at most one draining flow at a time:
+// each pair is one in-order channel, and no other pair's flow crosses its links. Every
+// transfer then drains at its route's bottleneck bandwidth from start to end, and the flow
+// engine's times follow in list order:
+//   ready   = the latest done of its dependencies;
+//   start   = max(ready + alpha + latency, arrival of the pair's previous transfer);
+//   arrival = start + bytes / bottleneck;
+//   done    = arrival, or after its reduction on the destination's unit.
+// The engine orders a pair's transfers by ready time and a rank's reductions by arrival; the
+// shortcut follows list order, so it checks that the two agree (strictly increasing) and
+// declines otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
+#pragma once
+
+#include <optional>
+
+#include "sim/flow_engine.hpp"
+
+namespace collsim {
+
+// The flow engine's result, or nothing when flows could share a link (or orders could differ).
+std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, const Topology& topology,
+                                                   double gamma_s_per_byte, const FlowOptions& options);
+
+// Per transfer, what the critical path needs: times, the critical predecessor and why.
+struct TransferRecord {
+  TransferTimes times;
+  TransferId pred = kNoTransfer;
+  Waited waited = Waited::nothing;
+};
+
+// The critical path from `last` back through the predecessors, and the links it drained across
+// (routes recomputed: they are a pure function of the pair and transfer id).
+void trace_critical_path(const Schedule& schedule, const Topology& topology, const std::vector<TransferRecord>& records,
+                         TransferId last, FlowResult& result);
+
+}  // namespace collsim

@@ -6,6 +6,10 @@
 #include <limits>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+
 namespace collsim {
 namespace {
 
@@ -13,139 +17,175 @@ struct PairRoute {
   double delay_s = 0, bottleneck_Bps = std::numeric_limits<double>::infinity();
   std::uint32_t begin = 0, length = 0;  // links in the pool
   TransferId last = kNoTransfer;        // its channel's latest transfer
+  double last_ready_s = 0, last_arrival_s = 0;
+  double bytes = 0, busy_s = 0;         // what its links carried
 };
 
-class Shortcut {
- public:
-  Shortcut(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
-      : s_(s), t_(t), gamma_(gamma), options_(options), records_(s.size()), reducer_free_(s.info().ranks, 0.0),
-        reducer_last_(s.info().ranks, kNoTransfer) {}
+constexpr std::uint32_t kNoPair = ~0u;
 
-  // False when two pairs' routes share a link, or the list order disagrees with the engine's.
-  bool run(FlowResult& result) {
-    if (!route_pairs()) return false;
-    result.rank_finish_s.assign(s_.info().ranks, 0.0);
-    result.links.assign(t_.network.link_count(), {});
-    TransferId last = kNoTransfer;
-    for (TransferId id = 0; id < s_.size(); ++id) {
-      if (!time_transfer(id)) return false;
-      const Transfer x = s_.transfer(id);
-      const TransferTimes& t = records_[id].times;
-      result.rank_finish_s[x.src] = std::max(result.rank_finish_s[x.src], t.arrival_s);
-      result.rank_finish_s[x.dst] = std::max(result.rank_finish_s[x.dst], t.done_s);
-      if (last == kNoTransfer || t.done_s > result.time_s) {
-        result.time_s = t.done_s;
-        last = id;
+// The rank pairs met so far, each routed once; fails when a new route crosses a link that
+// another pair already crosses.
+class PairTable {
+ public:
+  explicit PairTable(const Topology& t) : t_(t), owner_(t.network.link_count(), kNoPair) {}
+
+  std::uint32_t find_or_route(Rank src, Rank dst, TransferId flow) {
+    if (src < last_of_src_.size() && last_of_src_[src].first == dst) return last_of_src_[src].second;
+    auto [it, fresh] = index_.try_emplace((std::uint64_t(src) << 32) | dst, std::uint32_t(pairs_.size()));
+    if (fresh && !route(src, dst, flow, it->second)) return kNoPair;
+    if (src >= last_of_src_.size()) last_of_src_.resize(src + 1, {~Rank(0), 0});
+    last_of_src_[src] = {dst, it->second};
+    return it->second;
+  }
+  PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
+  std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
+
+  // Each link carried only its owner's flows.
+  void account(std::vector<LinkUsage>& links) const {
+    for (const PairRoute& p : pairs_)
+      for (LinkId l : this->links(p)) {
+        links[l].bytes = p.bytes;
+        links[l].busy_s = p.busy_s;
+        if (p.bytes > 0) links[l].peak_utilization = p.bottleneck_Bps / t_.network.link(l).bandwidth_Bps;
       }
-      if (!x.is_local()) account_links(id, result);
-    }
-    if (last != kNoTransfer) trace_critical_path(s_, t_, records_, last, result);
-    if (options_.timeline) {
-      result.timeline.reserve(s_.size());
-      for (const TransferRecord& r : records_) result.timeline.push_back(r.times);
-      std::stable_sort(result.utilization.begin(), result.utilization.end(),
-                       [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
-    }
-    return true;
   }
 
  private:
-  bool route_pairs() {
-    std::vector<std::uint32_t> owner(t_.network.link_count(), ~0u);
-    for (TransferId id = 0; id < s_.size(); ++id) {
-      const Transfer x = s_.transfer(id);
-      if (x.is_local()) continue;
-      auto [it, fresh] = pair_index_.try_emplace((std::uint64_t(x.src) << 32) | x.dst, std::uint32_t(pairs_.size()));
-      if (!fresh) continue;
-      PairRoute& p = pairs_.emplace_back();
-      p.begin = std::uint32_t(pool_.size());
-      t_.route(x.src, x.dst, id, pool_);
-      p.length = std::uint32_t(pool_.size() - p.begin);
-      const std::span<const LinkId> links(pool_.data() + p.begin, p.length);
-      p.delay_s = route_alpha(t_.network, links) + route_latency(t_.network, links);
-      for (LinkId l : links) {
-        if (owner[l] != ~0u) return false;  // two pairs cross this link
-        owner[l] = it->second;
-        p.bottleneck_Bps = std::min(p.bottleneck_Bps, t_.network.link(l).bandwidth_Bps);
-      }
+  bool route(Rank src, Rank dst, TransferId flow, std::uint32_t index) {
+    PairRoute& p = pairs_.emplace_back();
+    p.begin = std::uint32_t(pool_.size());
+    t_.route(src, dst, flow, pool_);
+    p.length = std::uint32_t(pool_.size() - p.begin);
+    p.delay_s = route_alpha(t_.network, links(p)) + route_latency(t_.network, links(p));
+    for (LinkId l : links(p)) {
+      if (owner_[l] != kNoPair) return false;  // two pairs cross this link
+      owner_[l] = index;
+      p.bottleneck_Bps = std::min(p.bottleneck_Bps, t_.network.link(l).bandwidth_Bps);
     }
     return true;
   }
 
-  bool time_transfer(TransferId id) {
-    const Transfer x = s_.transfer(id);
-    TransferRecord& r = records_[id];
-    for (TransferId d : x.deps)
-      if (r.pred == kNoTransfer || records_[d].times.done_s > r.times.ready_s) {
-        r.times.ready_s = records_[d].times.done_s;
-        r.pred = d;
-        r.waited = Waited::dependency;
-      }
-    r.times.start_s = r.times.arrival_s = r.times.ready_s;
-    if (!x.is_local() && !drain(id, x, r)) return false;
-    r.times.done_s = r.times.arrival_s;
-    if (x.op == Op::reduce) {
-      const TransferId ahead = reducer_last_[x.dst];
-      if (ahead != kNoTransfer && !(r.times.arrival_s > records_[ahead].times.arrival_s)) return false;
-      if (reducer_free_[x.dst] > r.times.arrival_s) {
-        r.pred = ahead;
-        r.waited = Waited::reducer;
-      }
-      r.times.done_s = std::max(r.times.arrival_s, reducer_free_[x.dst]) + double(s_.transfer_bytes(id)) * gamma_;
-      reducer_free_[x.dst] = r.times.done_s;
-      reducer_last_[x.dst] = id;
-    }
-    return true;
-  }
-
-  // After alpha and latency, and after the pair's previous transfer has drained.
-  bool drain(TransferId id, const Transfer& x, TransferRecord& r) {
-    PairRoute& p = pairs_[pair_index_.at((std::uint64_t(x.src) << 32) | x.dst)];
-    r.times.start_s = r.times.ready_s + p.delay_s;
-    if (p.last != kNoTransfer) {
-      const TransferRecord& before = records_[p.last];
-      if (!(r.times.ready_s > before.times.ready_s)) return false;  // the engine could order them otherwise
-      if (before.times.arrival_s > r.times.start_s) {
-        r.times.start_s = before.times.arrival_s;
-        r.pred = p.last;
-        r.waited = Waited::channel;
-      }
-    }
-    r.times.arrival_s = r.times.start_s + double(s_.transfer_bytes(id)) / p.bottleneck_Bps;
-    p.last = id;
-    return true;
-  }
-
-  void account_links(TransferId id, FlowResult& result) {
-    const Transfer x = s_.transfer(id);
-    const PairRoute& p = pairs_[pair_index_.at((std::uint64_t(x.src) << 32) | x.dst)];
-    const TransferTimes& t = records_[id].times;
-    const double bytes = double(s_.transfer_bytes(id));
-    for (std::uint32_t i = p.begin; i < p.begin + p.length; ++i) {
-      const LinkId l = pool_[i];
-      LinkUsage& u = result.links[l];
-      const double utilization = p.bottleneck_Bps / t_.network.link(l).bandwidth_Bps;
-      u.bytes += bytes;
-      u.busy_s += t.arrival_s - t.start_s;
-      u.peak_utilization = std::max(u.peak_utilization, utilization);
-      if (options_.timeline) {
-        result.utilization.push_back({t.start_s, l, utilization});
-        result.utilization.push_back({t.arrival_s, l, 0});
-      }
-    }
-  }
-
-  const Schedule& s_;
   const Topology& t_;
-  double gamma_;
-  FlowOptions options_;
-  std::vector<TransferRecord> records_;
-  std::vector<double> reducer_free_;
-  std::vector<TransferId> reducer_last_;
-  std::unordered_map<std::uint64_t, std::uint32_t> pair_index_;
+  std::vector<std::uint32_t> owner_;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<std::pair<Rank, std::uint32_t>> last_of_src_;  // a one-entry cache per source
   std::vector<PairRoute> pairs_;
   std::vector<LinkId> pool_;
 };
+
+// One transfer's times from its ready time: drain on its pair's channel, then reduce. False
+// when the list order could differ from the event simulation's order.
+struct Timing {
+  TransferTimes times;
+  TransferId pred = kNoTransfer;  // set when it waited for its channel or reduction unit
+  Waited waited = Waited::nothing;
+};
+
+class ListTimer {
+ public:
+  ListTimer(const Topology& t, Rank ranks, double gamma)
+      : pairs_(t), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
+        reducer_last_(ranks, kNoTransfer) {}
+
+  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, Timing& t) {
+    t.times.start_s = t.times.arrival_s = t.times.ready_s;
+    if (src != dst && !drain(id, src, dst, bytes, t)) return false;
+    t.times.done_s = t.times.arrival_s;
+    if (op != Op::reduce) return true;
+    if (!(t.times.arrival_s > reducer_arrival_[dst])) return false;  // reductions must arrive in list order
+    if (reducer_free_[dst] > t.times.arrival_s) {
+      t.pred = reducer_last_[dst];
+      t.waited = Waited::reducer;
+    }
+    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) + double(bytes) * gamma_;
+    reducer_free_[dst] = t.times.done_s;
+    reducer_arrival_[dst] = t.times.arrival_s;
+    reducer_last_[dst] = id;
+    return true;
+  }
+
+  PairTable& pairs() { return pairs_; }
+  std::uint32_t last_pair() const { return last_pair_; }
+
+ private:
+  // After alpha and latency, and after the pair's previous transfer has drained.
+  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Timing& t) {
+    last_pair_ = pairs_.find_or_route(src, dst, id);
+    if (last_pair_ == kNoPair) return false;
+    PairRoute& p = pairs_[last_pair_];
+    t.times.start_s = t.times.ready_s + p.delay_s;
+    if (p.last != kNoTransfer) {
+      if (!(t.times.ready_s > p.last_ready_s)) return false;  // the engine could order them otherwise
+      if (p.last_arrival_s > t.times.start_s) {
+        t.times.start_s = p.last_arrival_s;
+        t.pred = p.last;
+        t.waited = Waited::channel;
+      }
+    }
+    t.times.arrival_s = t.times.start_s + double(bytes) / p.bottleneck_Bps;
+    p.last = id;
+    p.last_ready_s = t.times.ready_s;
+    p.last_arrival_s = t.times.arrival_s;
+    p.bytes += double(bytes);
+    p.busy_s += t.times.arrival_s - t.times.start_s;
+    return true;
+  }
+
+  PairTable pairs_;
+  double gamma_;
+  std::vector<double> reducer_free_, reducer_arrival_;
+  std::vector<TransferId> reducer_last_;
+  std::uint32_t last_pair_ = kNoPair;
+};
+
+void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t) {
+  result.rank_finish_s[src] = std::max(result.rank_finish_s[src], t.arrival_s);
+  result.rank_finish_s[dst] = std::max(result.rank_finish_s[dst], t.done_s);
+}
+
+// A held schedule: every transfer's record is kept, for the critical path and the timeline.
+bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
+                   FlowResult& result) {
+  ListTimer timer(topology, s.info().ranks, gamma);
+  std::vector<TransferRecord> records(s.size());
+  result.rank_finish_s.assign(s.info().ranks, 0.0);
+  TransferId last = kNoTransfer;
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer x = s.transfer(id);
+    Timing t;
+    for (TransferId d : x.deps) {
+      if (d >= id) return false;  // not in list order: the event simulation reports what never completes
+      if (t.pred == kNoTransfer || records[d].times.done_s > t.times.ready_s) {
+        t.times.ready_s = records[d].times.done_s;
+        t.pred = d;
+        t.waited = Waited::dependency;
+      }
+    }
+    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, t)) return false;
+    records[id] = {t.times, t.pred, t.waited};
+    finish_rank(result, x.src, x.dst, t.times);
+    if (last == kNoTransfer || t.times.done_s > result.time_s) {
+      result.time_s = t.times.done_s;
+      last = id;
+    }
+    if (options.timeline && !x.is_local()) {
+      const PairRoute& p = timer.pairs()[timer.last_pair()];
+      for (LinkId l : timer.pairs().links(p)) {
+        result.utilization.push_back({t.times.start_s, l, p.bottleneck_Bps / topology.network.link(l).bandwidth_Bps});
+        result.utilization.push_back({t.times.arrival_s, l, 0});
+      }
+    }
+  }
+  result.links.assign(topology.network.link_count(), {});
+  timer.pairs().account(result.links);
+  if (last != kNoTransfer) trace_critical_path(s, topology, records, last, result);
+  if (options.timeline) {
+    for (const TransferRecord& r : records) result.timeline.push_back(r.times);
+    std::stable_sort(result.utilization.begin(), result.utilization.end(),
+                     [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -153,7 +193,42 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
                                                    double gamma_s_per_byte, const FlowOptions& options) {
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path) return std::nullopt;
   FlowResult result;
-  if (!Shortcut(schedule, topology, gamma_s_per_byte, options).run(result)) return std::nullopt;
+  if (!time_schedule(schedule, topology, gamma_s_per_byte, options, result)) return std::nullopt;
+  return result;
+}
+
+// A stream: only a window of done times, as far back as a dependency reaches.
+FlowResult run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
+                                      const std::function<void(std::uint64_t)>& progress) {
+  const Rank ranks = stream.info().ranks;
+  if (topology.ranks() < ranks)
+    throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
+  if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
+    throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
+  ListTimer timer(topology, ranks, gamma_s_per_byte);
+  std::vector<double> done(std::min<std::uint64_t>(stream.max_dependency_distance() + 1, stream.size() + 1));
+  FlowResult result;
+  result.rank_finish_s.assign(ranks, 0.0);
+  bool shared = false;
+  stream.for_each([&](TransferId id, const StreamedTransfer& x) {
+    if (shared) return;
+    Timing t;
+    for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % done.size()]);
+    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, t)) {
+      shared = true;
+      return;
+    }
+    done[id % done.size()] = t.times.done_s;
+    finish_rank(result, x.src, x.dst, t.times);
+    result.time_s = std::max(result.time_s, t.times.done_s);
+    if (progress && (id & 0xFFFFFF) == 0) progress(id);
+  });
+  if (shared)
+    throw Error(fmt::format("{} on {} ranks: two rank pairs' routes share a link (or their order is ambiguous), so it "
+                            "needs the event simulation, which needs the schedule in memory ({} transfers)",
+                            stream.info().algorithm, ranks, stream.size()));
+  result.links.assign(topology.network.link_count(), {});
+  timer.pairs().account(result.links);
   return result;
 }
 

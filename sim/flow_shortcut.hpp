@@ -15,8 +15,10 @@
 // declines otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
 #pragma once
 
+#include <functional>
 #include <optional>
 
+#include "collectives/transfer_stream.hpp"
 #include "sim/flow_engine.hpp"
 
 namespace collsim {
@@ -24,6 +26,13 @@ namespace collsim {
 // The flow engine's result, or nothing when flows could share a link (or orders could differ).
 std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, const Topology& topology,
                                                    double gamma_s_per_byte, const FlowOptions& options);
+
+// The same for a streamed schedule (too large to hold): time, per-rank finish and link usage,
+// keeping only a window of done times; no critical path or timeline. Throws Error where flows
+// could share a link (the event simulation would need the schedule held). `progress` hears
+// the transfer id every 16 M transfers.
+FlowResult run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
+                                      const std::function<void(std::uint64_t)>& progress = {});
 
 // Per transfer, what the critical path needs: times, the critical predecessor and why.
 struct TransferRecord {

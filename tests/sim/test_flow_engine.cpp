@@ -284,3 +284,33 @@ TEST_CASE("the shortcut declines where two pairs' routes share a link") {
   REQUIRE(!run_flow_without_sharing(generate_schedule("recursive-doubling", r), *c.topology, 0, {}));
   REQUIRE(run_flow_without_sharing(generate_schedule("ring", r), *c.topology, 0, {}));
 }
+
+TEST_CASE("a streamed ring gives the held ring's results without holding it") {
+  for (const auto& [fabric, ranks] : std::vector<std::pair<std::string, Rank>>{
+           {"{kind: xgft, m: [4, 4, 2], w: [1, 4, 4], link: l}", 32},
+           {"{kind: torus, dims: [4, 4], link: l}", 16},
+           {"{kind: dragonfly, p: 2, a: 4, h: 2, g: 3, arrangement: absolute, terminal_link: l, local_link: l, "
+            "global_link: l}",
+            24}}) {
+    const ClusterConfig c = cluster(fabric, ranks);
+    for (Collective collective : {Collective::allreduce, Collective::allgather}) {
+      INFO(fabric << " " << to_string(collective));
+      ScheduleRequest r;
+      r.collective = collective;
+      r.ranks = ranks;
+      r.bytes = (5 << 20) + 3;
+      const FlowResult held = run_flow(generate_schedule("ring", r), *c.topology, 1e-10);
+      const FlowResult streamed = run_stream_without_sharing(*stream_ring(r), *c.topology, 1e-10);
+      REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
+      for (Rank k = 0; k < ranks; ++k) REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
+      for (LinkId l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
+    }
+  }
+  const ClusterConfig star = cluster("{kind: star, endpoints: 4, link: l}", 4);
+  ScheduleRequest r;
+  r.ranks = 4;
+  r.bytes = 1 << 20;
+  REQUIRE_NOTHROW(run_stream_without_sharing(*stream_ring(r), *star.topology, 0));
+  const ClusterConfig shared = cluster("{kind: star, endpoints: 4, link: l, backplane_Bps: 1.0e+9}", 4);
+  REQUIRE_THROWS_WITH(run_stream_without_sharing(*stream_ring(r), *shared.topology, 0), Catch::Contains("share a link"));
+}

@@ -33,6 +33,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench_topology fat-tree ecmp
 	$(BUILD_DIR)/bin/bench_topology dragonfly
 	$(BUILD_DIR)/bin/bench_topology dragonfly valiant
+	bash bench/flow_report.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)

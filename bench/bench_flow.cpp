@@ -4,7 +4,8 @@
 //   dragonfly: p=8 a=16 h=8, g = P/128 groups (balanced, minimal routing).
 // Links 50 GB/s (fat-tree) or 25 GB/s (dragonfly), 100-300 ns per hop, 2 us alpha; gamma 1e-11.
 // Prints one line: transfers, generation and simulation seconds, simulated transfers per
-// second, events, max-min solves, peak RSS and the predicted time. Asserts nothing: the
+// second, events, max-min solves, peak RSS and the predicted time. Rings from 8,192 ranks are
+// streamed (collectives/transfer_stream.hpp), not held. Asserts nothing: the
 // targets and figures live in docs/performance.md (bench/flow_report.sh runs the matrix).
 #include <cstdio>
 #include <string>
@@ -16,6 +17,7 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/flow_shortcut.hpp"
 #include "topologies/cluster_config.hpp"
 
 namespace {
@@ -42,6 +44,19 @@ std::string fabric_yaml(const std::string& kind, Rank p) {
   throw Error("usage: bench_flow fat-tree|dragonfly ALGO P [BYTES]");
 }
 
+// From 8,192 ranks a ring is too large to hold (537 M transfers at 16,384): stream it.
+int streamed_ring(const std::string& kind, const ScheduleRequest& r, const ClusterConfig& c) {
+  const auto stream = stream_ring(r);
+  FlowResult f;
+  const double simulate_s =
+      bench::seconds([&] { f = run_stream_without_sharing(*stream, *c.topology, c.cost.gamma_s_per_byte); });
+  fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  streamed, not held  simulate {:7.3f} s  {:6.2f} M transfers/s  "
+             "no events (no shared link)  peak RSS {:6.0f} MiB  predicted {}\n",
+             kind, "ring", r.ranks, stream->size(), simulate_s, double(stream->size()) / simulate_s / 1e6,
+             bench::peak_rss_mib(), format_seconds(f.time_s));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,6 +67,7 @@ int main(int argc, char** argv) {
     r.ranks = Rank(std::stoul(argv[3]));
     r.bytes = argc > 4 ? parse_size(argv[4]) : (1ull << 30);
     const ClusterConfig c = parse_cluster_config(fabric_yaml(kind, r.ranks), "bench.yaml");
+    if (algo == "ring" && r.ranks >= 8192) return streamed_ring(kind, r, c);
     Schedule s;
     const double generate_s = bench::seconds([&] { s = generate_schedule(algo, r); });
     FlowResult f;

@@ -1,39 +1,36 @@
-// sim/flow_engine.cpp — events in a heap, flows on links, max-min re-solves per component.
+// sim/flow_engine.cpp — events in time buckets, flows on links, incremental max-min.
 //
 // Cost per network transfer: two events (its start, its end), its route (cached per rank
-// pair where routing ignores the flow id), and a re-solve of the component it joins. A lone
-// flow's rate is its route's bottleneck, without running the solver. Completion is handed
-// on at once: a successor learns its ready time when its last dependency's arrival is
-// processed, so there is no separate "done" event.
+// pair where routing ignores the flow id), and a re-rating of the flows its start and end
+// can reach (MaxMinSharing, sim/max_min.hpp: near the change, not the whole connected
+// component). A lone flow's rate is its route's bottleneck, without filling. Completion is
+// handed on at once: a successor learns its ready time when its last dependency's arrival
+// is processed, so there is no separate "done" event.
 #include "sim/flow_engine.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <limits>
-#include <queue>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "sim/flow_queue.hpp"
+#include "sim/flow_shortcut.hpp"
 #include "sim/max_min.hpp"
 
 namespace collsim {
 namespace {
 
-enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2 };
-constexpr std::uint32_t kKindShift = 30;
-constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
-
-struct Event {
-  double time;
-  std::uint32_t key;      // kind << 30 | id: a flow slot (flow_end, flow_start) or a transfer
-  std::uint32_t version;  // flow_end only: stale when the flow's rate changed since
-
-  EventKind kind() const { return EventKind(key >> kKindShift); }
-  std::uint32_t id() const { return key & kIdMask; }
-  // Min-heap order; ties broken by kind, then id, so that runs are deterministic.
-  bool operator>(const Event& o) const { return time != o.time ? time > o.time : key > o.key; }
-};
+using flow::Event;
+using flow::EventKind;
+using flow::EventQueue;
+using flow::kIdMask;
+using flow::kKindShift;
+using flow::kNone;
+using flow::PairIndex;
 
 struct RouteInfo {
   std::uint32_t begin = 0, length = 0;  // in the link pool, or the flow slot's own links
@@ -50,10 +47,7 @@ struct Flow {
   bool active = false;
   double remaining = 0, rate = 0, since = 0;
   std::uint32_t version = 0;
-  std::uint64_t epoch = 0;  // last re-solve that visited it
 };
-
-constexpr std::uint32_t kNone = ~0u;
 
 // A (source, destination) rank pair: one in-order channel, and its route where routing
 // ignores the flow id (minimal, shortest-path). ECMP and Valiant route every transfer afresh.
@@ -69,15 +63,14 @@ class FlowSimulation {
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
       : s_(s), t_(t), gamma_(gamma), options_(options), per_pair_routes_(t.routing == RoutingMode::minimal || t.routing == RoutingMode::shortest_path),
         waiting_(s.size()), ready_(s.size(), 0.0),
-        arrival_(s.size(), 0.0), done_(s.size(), 0.0), pred_(s.size(), kNoTransfer), waited_(s.size(), Waited::nothing),
+        arrival_(s.size(), 0.0), done_(s.size(), 0.0), start_(s.size(), 0.0), pred_(s.size(), kNoTransfer), waited_(s.size(), Waited::nothing),
         successor_begin_(s.size() + 1, 0), reducer_free_(s.info().ranks, 0.0),
-        reducer_last_(s.info().ranks, kNoTransfer), on_link_(t.network.link_count()),
-        link_local_(t.network.link_count(), 0), link_epoch_(t.network.link_count(), 0),
+        reducer_last_(s.info().ranks, kNoTransfer),
         busy_since_(t.network.link_count(), 0.0), capacity_(t.network.link_count()) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = t.network.link(l).bandwidth_Bps;
+    sharing_ = MaxMinSharing(capacity_);
     result_.rank_finish_s.assign(s.info().ranks, 0.0);
     result_.links.assign(t.network.link_count(), {});
-    if (options.timeline) start_.assign(s.size(), 0.0);
     index_successors();
   }
 
@@ -113,11 +106,10 @@ class FlowSimulation {
 
   // One instant: every event within 1e-12 relative of the earliest is part of the batch.
   void step() {
-    const double now = events_.top().time;
+    const double now = events_.next_time();
     const double limit = now + std::max(now, 1e-9) * 1e-12;
-    while (!events_.empty() && events_.top().time <= limit) {
-      const Event e = events_.top();
-      events_.pop();
+    while (!events_.empty() && events_.next_time() <= limit) {
+      const Event e = events_.pop();
       ++result_.events;
       switch (e.kind()) {
         case EventKind::flow_end:
@@ -133,7 +125,10 @@ class FlowSimulation {
   // All dependencies are done: route the transfer and wait out its alpha and latency.
   void become_ready(TransferId id) {
     const Transfer x = s_.transfer(id);
-    if (x.is_local()) return push(ready_[id], EventKind::local_ready, id);
+    if (x.is_local()) {  // a reduction of staged data: no bytes to move
+      start_[id] = ready_[id];
+      return push(ready_[id], EventKind::local_ready, id);
+    }
     const std::uint32_t pair = pair_of(x.src, x.dst, id);
     const std::uint32_t slot = new_flow();
     Flow& f = flows_[slot];
@@ -151,8 +146,8 @@ class FlowSimulation {
   }
 
   std::uint32_t pair_of(Rank src, Rank dst, TransferId id) {
-    auto [it, fresh] = pair_index_.try_emplace((std::uint64_t(src) << 32) | dst, std::uint32_t(pairs_.size()));
-    if (!fresh) return it->second;
+    const std::uint32_t index = pair_index_.find_or_add((std::uint64_t(src) << 32) | dst, std::uint32_t(pairs_.size()));
+    if (index < pairs_.size()) return index;
     Pair& p = pairs_.emplace_back();
     if (per_pair_routes_) {
       const std::size_t begin = pool_.size();
@@ -160,7 +155,7 @@ class FlowSimulation {
       p.route = describe_route({pool_.data() + begin, pool_.size() - begin}, std::uint32_t(begin));
       p.cached = true;
     }
-    return it->second;
+    return index;
   }
 
   RouteInfo describe_route(std::span<const LinkId> links, std::uint32_t begin) const {
@@ -197,9 +192,11 @@ class FlowSimulation {
     p.tail = slot;
   }
 
-  void drain(std::uint32_t slot, double now) {
+  // `behind`: the pair's transfer it waited for, if it queued.
+  void drain(std::uint32_t slot, double now, TransferId behind = kNoTransfer) {
     Flow& f = flows_[slot];
-    if (options_.timeline) start_[f.transfer] = now;
+    start_[f.transfer] = now;
+    if (behind != kNoTransfer) waited_for_channel(f.transfer, behind);
     if (f.route.length == 0) {  // both ranks on one vertex: nothing to share
       free_.push_back(slot);
       return arrive(f.transfer, now);
@@ -209,11 +206,9 @@ class FlowSimulation {
     f.rate = 0;
     f.since = now;
     f.active = true;
-    for (LinkId l : links_of(slot)) {
-      if (on_link_[l].empty()) busy_since_[l] = now;
-      on_link_[l].push_back(slot);
-      touched_.push_back(l);
-    }
+    for (LinkId l : links_of(slot))
+      if (sharing_.flows_on(l) == 0) busy_since_[l] = now;
+    sharing_.add(slot, links_of(slot));
   }
 
   // The last byte drained. The channel's next transfer takes over: on the same route it keeps
@@ -236,13 +231,19 @@ class FlowSimulation {
       f.since = now;
       ++f.version;
       push(now + f.remaining / f.rate, EventKind::flow_end, slot, f.version);
-      if (options_.timeline) start_[f.transfer] = now;
+      start_[f.transfer] = now;
+      waited_for_channel(f.transfer, finished);
       free_.push_back(next);
     } else {
       leave_links(slot, now);
-      if (next != kNone) drain(next, now);
+      if (next != kNone) drain(next, now, finished);
     }
     arrive(finished, now);
+  }
+
+  void waited_for_channel(TransferId id, TransferId behind) {
+    pred_[id] = behind;
+    waited_[id] = Waited::channel;
   }
 
   void leave_links(std::uint32_t slot, double now) {
@@ -250,13 +251,12 @@ class FlowSimulation {
     f.active = false;
     ++f.version;
     pairs_[f.pair].active = kNone;
-    for (LinkId l : links_of(slot)) {
-      auto& on = on_link_[l];
-      *std::find(on.begin(), on.end(), slot) = on.back();
-      on.pop_back();
-      if (on.empty()) result_.links[l].busy_s += now - busy_since_[l];
-      touched_.push_back(l);
-    }
+    sharing_.remove(slot);
+    for (LinkId l : links_of(slot))
+      if (sharing_.flows_on(l) == 0 && busy_since_[l] >= 0) {  // once, should the route cross it twice
+        result_.links[l].busy_s += now - busy_since_[l];
+        busy_since_[l] = -1;
+      }
     free_.push_back(slot);
   }
 
@@ -300,73 +300,12 @@ class FlowSimulation {
     }
   }
 
-  // Re-solve the rates of the flows connected, through shared links, to a touched link.
-  // Epoch stamps mark what this instant has already visited.
+  // Re-rate the flows the instant's starts and ends can reach (sim/max_min.hpp), and record
+  // the utilization of the links whose load may have changed.
   void resolve(double now) {
-    ++epoch_;
-    while (!touched_.empty()) {
-      const LinkId seed = touched_.back();
-      touched_.pop_back();
-      if (link_epoch_[seed] == epoch_) continue;
-      component_.clear();
-      component_links_.clear();
-      collect_component(seed);
-      if (component_.empty()) {
-        record_utilization(seed, 0, now);
-      } else if (component_.size() == 1) {
-        set_lone_rate(component_[0], now);
-      } else {
-        solve(now);
-      }
-    }
-  }
-
-  void collect_component(LinkId seed) {
-    link_epoch_[seed] = epoch_;
-    component_links_.push_back(seed);
-    for (std::size_t i = 0; i < component_links_.size(); ++i)
-      for (std::uint32_t slot : on_link_[component_links_[i]]) {
-        if (flows_[slot].epoch == epoch_) continue;
-        flows_[slot].epoch = epoch_;
-        component_.push_back(slot);
-        for (LinkId l : links_of(slot))
-          if (link_epoch_[l] != epoch_) {
-            link_epoch_[l] = epoch_;
-            component_links_.push_back(l);
-          }
-      }
-  }
-
-  // A flow alone on all its links drains at its route's bottleneck.
-  void set_lone_rate(std::uint32_t slot, double now) {
-    const double rate = flows_[slot].route.bottleneck_Bps;
-    set_rate(slot, rate, now);
-    for (LinkId l : links_of(slot)) record_utilization(l, rate / capacity_[l], now);
-  }
-
-  // The component's order comes from the touched links and the links' flow lists: the same
-  // in every run.
-  void solve(double now) {
-    local_capacity_.resize(component_links_.size());
-    for (std::size_t i = 0; i < component_links_.size(); ++i) {
-      link_local_[component_links_[i]] = std::uint32_t(i);
-      local_capacity_[i] = capacity_[component_links_[i]];
-    }
-    problem_.clear();
-    for (std::uint32_t slot : component_) {
-      local_route_.clear();
-      for (LinkId l : links_of(slot)) local_route_.push_back(link_local_[l]);
-      problem_.add_flow(local_route_);
-    }
-    const std::vector<double> rate = max_min_rates(local_capacity_, problem_);
-    ++result_.rate_solves;
-    load_.assign(component_links_.size(), 0.0);
-    for (std::size_t i = 0; i < component_.size(); ++i) {
-      set_rate(component_[i], rate[i], now);
-      for (std::uint32_t local : problem_.route(i)) load_[local] += rate[i];
-    }
-    for (std::size_t i = 0; i < component_links_.size(); ++i)
-      record_utilization(component_links_[i], load_[i] / local_capacity_[i], now);
+    for (std::uint32_t slot : sharing_.solve()) set_rate(slot, sharing_.rate(slot), now);
+    for (LinkId l : sharing_.changed_links()) record_utilization(l, sharing_.load(l) / capacity_[l], now);
+    result_.rate_solves = sharing_.stats().fills;
   }
 
   // Account the bytes drained at the old rate; a changed rate gets a new end event (the old
@@ -387,54 +326,18 @@ class FlowSimulation {
     if (options_.timeline) result_.utilization.push_back({now, l, utilization});
   }
 
-  // From the transfer that finished last, follow each one's critical predecessor back.
   void trace_critical_path() {
     if (completed_ == 0) return;
-    std::vector<LinkId> route;
-    std::unordered_map<LinkId, CriticalLink> links;
-    for (TransferId id = last_; id != kNoTransfer; id = pred_[id]) {
-      const Transfer x = s_.transfer(id);
-      CriticalTransfer c{id, times_of(id), 0, waited_[id]};
-      if (!x.is_local()) {
-        route.clear();
-        t_.route(x.src, x.dst, id, route);
-        double bottleneck = std::numeric_limits<double>::infinity();
-        for (LinkId l : route) {
-          bottleneck = std::min(bottleneck, capacity_[l]);
-          CriticalLink& cl = links[l];
-          cl.link = l;
-          cl.drain_s += c.times.arrival_s - c.times.start_s;
-          ++cl.transfers;
-        }
-        c.ideal_drain_s = double(s_.transfer_bytes(id)) / bottleneck;
-      }
-      result_.critical_path.push_back(c);
-      if (waited_[id] == Waited::nothing) break;
-    }
-    std::reverse(result_.critical_path.begin(), result_.critical_path.end());
-    for (const auto& [l, cl] : links) result_.critical_links.push_back(cl);
-    std::sort(result_.critical_links.begin(), result_.critical_links.end(), [](const auto& a, const auto& b) {
-      return a.drain_s != b.drain_s ? a.drain_s > b.drain_s : a.link < b.link;
-    });
+    collsim::trace_critical_path(s_, t_, last_, [this](TransferId id) { return record(id); }, result_);
   }
 
-  // Start of draining: recorded with the timeline, else ready + the route's delay.
-  TransferTimes times_of(TransferId id) const {
-    const Transfer x = s_.transfer(id);
-    double start = ready_[id];
-    if (!start_.empty()) {
-      start = start_[id];
-    } else if (!x.is_local()) {
-      std::vector<LinkId> route;
-      t_.route(x.src, x.dst, id, route);
-      start += route_alpha(t_.network, route) + route_latency(t_.network, route);
-    }
-    return {ready_[id], start, arrival_[id], done_[id]};
+  TransferRecord record(TransferId id) const {
+    return {{ready_[id], start_[id], arrival_[id], done_[id]}, pred_[id], waited_[id]};
   }
 
   void fill_timeline() {
     result_.timeline.resize(s_.size());
-    for (TransferId id = 0; id < s_.size(); ++id) result_.timeline[id] = times_of(id);
+    for (TransferId id = 0; id < s_.size(); ++id) result_.timeline[id] = record(id).times;
   }
 
   const Schedule& s_;
@@ -442,7 +345,7 @@ class FlowSimulation {
   double gamma_;
   FlowOptions options_;
   bool per_pair_routes_;
-  std::unordered_map<std::uint64_t, std::uint32_t> pair_index_;
+  PairIndex pair_index_;
   std::vector<Pair> pairs_;
   std::vector<LinkId> pool_;  // links of the pairs' routes
   // Per transfer.
@@ -456,23 +359,13 @@ class FlowSimulation {
   std::vector<double> reducer_free_;
   std::vector<TransferId> reducer_last_;
   // Per link.
-  std::vector<std::vector<std::uint32_t>> on_link_;  // active flow slots
-  std::vector<std::uint32_t> link_local_;            // its index in the current solve
-  std::vector<std::uint64_t> link_epoch_;            // last re-solve that visited it
   std::vector<double> busy_since_, capacity_;
+  MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
   // Flows and events.
   std::vector<Flow> flows_;
   std::vector<std::vector<LinkId>> own_route_;  // per slot, for routes not kept per pair
   std::vector<std::uint32_t> free_;
-  std::vector<LinkId> touched_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::uint64_t epoch_ = 0;
-  // Solver scratch, reused.
-  std::vector<std::uint32_t> component_;
-  std::vector<LinkId> component_links_;
-  std::vector<double> local_capacity_, load_;
-  std::vector<std::uint32_t> local_route_;
-  FlowLinks problem_;
+  EventQueue events_;
 
   std::size_t completed_ = 0;
   TransferId last_ = kNoTransfer;
@@ -489,6 +382,9 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (schedule.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             schedule.size()));
+  if (options.shortcut)
+    if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
+      return std::move(*result);
   return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run();
 }
 

@@ -178,7 +178,8 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
   }
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);
-  if (last != kNoTransfer) trace_critical_path(s, topology, records, last, result);
+  if (last != kNoTransfer)
+    trace_critical_path(s, topology, last, [&records](TransferId id) { return records[id]; }, result);
   if (options.timeline) {
     for (const TransferRecord& r : records) result.timeline.push_back(r.times);
     std::stable_sort(result.utilization.begin(), result.utilization.end(),
@@ -232,13 +233,13 @@ FlowResult run_stream_without_sharing(const TransferStream& stream, const Topolo
   return result;
 }
 
-void trace_critical_path(const Schedule& s, const Topology& t, const std::vector<TransferRecord>& records,
-                         TransferId last, FlowResult& result) {
+void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
+                         const std::function<TransferRecord(TransferId)>& record, FlowResult& result) {
   std::vector<LinkId> route;
   std::unordered_map<LinkId, CriticalLink> links;
-  for (TransferId id = last; id != kNoTransfer; id = records[id].pred) {
+  for (TransferId id = last; id != kNoTransfer;) {
     const Transfer x = s.transfer(id);
-    const TransferRecord& r = records[id];
+    const TransferRecord r = record(id);
     CriticalTransfer c{id, r.times, 0, r.waited};
     if (!x.is_local()) {
       route.clear();
@@ -254,7 +255,7 @@ void trace_critical_path(const Schedule& s, const Topology& t, const std::vector
       c.ideal_drain_s = double(s.transfer_bytes(id)) / bottleneck;
     }
     result.critical_path.push_back(c);
-    if (r.waited == Waited::nothing) break;
+    id = r.waited == Waited::nothing ? kNoTransfer : r.pred;
   }
   std::reverse(result.critical_path.begin(), result.critical_path.end());
   for (const auto& [l, cl] : links) result.critical_links.push_back(cl);

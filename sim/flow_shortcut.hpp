@@ -43,7 +43,7 @@ struct TransferRecord {
 
 // The critical path from `last` back through the predecessors, and the links it drained across
 // (routes recomputed: they are a pure function of the pair and transfer id).
-void trace_critical_path(const Schedule& schedule, const Topology& topology, const std::vector<TransferRecord>& records,
-                         TransferId last, FlowResult& result);
+void trace_critical_path(const Schedule& schedule, const Topology& topology, TransferId last,
+                         const std::function<TransferRecord(TransferId)>& record, FlowResult& result);
 
 }  // namespace collsim

@@ -5,7 +5,12 @@
 // rule of the flow engine (DESIGN.md section 6).
 //
 // Result: each flow has a bottleneck link, one that is full and on which no other flow is
-// faster. A flow crossing no link (both ends on one vertex) gets an infinite rate.
+// faster; that property defines the allocation, which is unique. A flow crossing no link (both
+// ends on one vertex) gets an infinite rate.
+//
+// MaxMinSharing keeps the allocation of a changing set of flows and, after flows come and go,
+// re-solves only the flows the change can reach (see max_min.cpp for why it stays exact);
+// max_min_rates solves one set from scratch.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +37,77 @@ struct FlowLinks {
 
 // capacity[l] in bytes/s for every link index used; rates come back in bytes/s, one per flow.
 std::vector<double> max_min_rates(std::span<const double> capacity, const FlowLinks& flows);
+
+// The max-min allocation of flows that come and go. Flow ids are the caller's: small, dense,
+// and reusable once removed. Rates are valid after solve().
+class MaxMinSharing {
+ public:
+  struct Stats {
+    std::size_t solves = 0;        // solve() calls that had something to do
+    std::size_t fills = 0;         // progressive fillings run (one or more per solve)
+    std::size_t filled_flows = 0;  // flows re-rated over all fillings
+  };
+
+  explicit MaxMinSharing(std::span<const double> capacity);
+
+  void add(std::uint32_t flow, std::span<const std::uint32_t> route);
+  void remove(std::uint32_t flow);
+
+  // Brings every rate to the max-min allocation of the flows present. Returns the flows whose
+  // rate changed, added ones included, in an order that depends only on the calls made.
+  std::span<const std::uint32_t> solve();
+
+  double rate(std::uint32_t flow) const { return flows_[flow].rate; }
+  // The links whose load the last solve() may have changed, and their load (sum of rates).
+  std::span<const std::uint32_t> changed_links() const { return changed_; }
+  double load(std::uint32_t link) const { return links_[link].load; }
+  std::size_t flows_on(std::uint32_t link) const { return links_[link].flows.size(); }
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Flow {
+    std::vector<std::uint32_t> route;
+    double rate = 0, before = 0;   // before: the rate when the current solve took it in
+    std::uint32_t bottleneck = 0;  // a full link on which it is fastest
+    std::uint64_t taken = 0;       // == epoch_: re-rated by the current solve
+    std::uint64_t round = 0;       // == round_: frozen by the current filling, or visited by its check
+  };
+  struct Link {
+    double capacity = 0;
+    std::vector<std::uint32_t> flows;  // with repeats where a route crosses it twice
+    std::uint64_t changed = 0;         // == epoch_: in the current solve's link set
+    std::uint64_t measured = 0;        // == round_: load and fastest are current
+    double load = 0, fastest = 0;      // sum and largest of its flows' rates
+    double residual = 0;               // filling: capacity left to the unfrozen flows
+    std::uint32_t unfrozen = 0;        // filling: flows taken and not yet frozen
+    std::uint64_t outside_epoch = 0;   // == epoch_: the two sums below are current
+    double outside_load = 0, outside_fastest = 0;  // of its flows outside S
+  };
+
+  void take(std::uint32_t flow);
+  void take_component();
+  void mark(std::uint32_t link);
+  void rate_lone_flows();
+  void fill();
+  void freeze(std::uint32_t link, double fair, bool heap);
+  static double share(const Link& k) { return k.residual > 0 ? k.residual / k.unfrozen : 0.0; }
+  bool check();
+  void sum_outside(Link& link);
+  void measure(std::uint32_t link);
+  bool bottlenecked(std::uint32_t flow, std::uint32_t link);
+  bool find_bottleneck(std::uint32_t flow);
+  void widen(std::uint32_t link, double faster_than);
+
+  std::vector<Flow> flows_;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> dirty_;    // links of flows added or removed since the last solve
+  std::vector<std::uint32_t> taken_;    // flows the current solve re-rates (the set S)
+  std::vector<std::uint32_t> changed_;  // links the current solve may change (the set C)
+  std::vector<std::uint32_t> lone_;     // flows of S alone on their links, rated apart
+  std::vector<std::uint32_t> wider_, result_;
+  std::vector<std::pair<double, std::uint32_t>> heap_;
+  std::uint64_t epoch_ = 0, round_ = 0;
+  Stats stats_;
+};
 
 }  // namespace collsim

@@ -7,8 +7,8 @@
 //              until then it holds no bandwidth (SimGrid CM02: latency first, then bytes);
 //   draining = from start its bytes drain at its max-min fair share of every link on its
 //              route (sim/max_min.hpp), re-solved whenever a flow that shares a link with it
-//              (transitively) starts or ends; flows starting or ending at one instant are one
-//              batch;
+//              (transitively) starts or ends — incrementally, only as far as the change
+//              reaches; flows starting or ending at one instant are one batch;
 //   arrival  = when its last byte has drained;
 //   done     = arrival, or for a reduction arrival + b * gamma on d's reduction unit, which
 //              runs one reduction at a time in order of arrival (local transfers, s == d, are
@@ -81,7 +81,8 @@ struct FlowResult {
   // it (its last dependency, or the reduction ahead of it on its rank).
   std::vector<CriticalTransfer> critical_path;
   std::vector<CriticalLink> critical_links;  // links the critical path drains across, most time first
-  std::size_t rate_solves = 0;               // max-min re-solves (one per batch and component)
+  std::size_t rate_solves = 0;               // progressive fillings of the flows a change re-rates
+  // (0 with events = 0: the run took the shortcut, sim/flow_shortcut.hpp)
   std::size_t events = 0;
   // With FlowOptions::timeline: per transfer, and the links' utilization steps in time order.
   std::vector<TransferTimes> timeline;

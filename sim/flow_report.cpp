@@ -143,7 +143,7 @@ std::string flow_detail_text(const Schedule& s, const Topology& t, const FlowRes
   }
   std::vector<Rank> order(r.rank_finish_s.size());
   std::iota(order.begin(), order.end(), Rank(0));
-  std::stable_sort(order.begin(), order.end(), [&](Rank a, Rank b) { return r.rank_finish_s[a] < r.rank_finish_s[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](Rank x, Rank y) { return r.rank_finish_s[x] < r.rank_finish_s[y]; });
   if (!order.empty())
     out += fmt::format("  ranks finish: first rank {} at {}, median {}, last rank {} at {}\n", order.front(),
                        format_seconds(r.rank_finish_s[order.front()]),

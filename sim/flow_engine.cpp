@@ -161,7 +161,7 @@ class FlowSimulation {
   RouteInfo describe_route(std::span<const LinkId> links, std::uint32_t begin) const {
     RouteInfo info{begin, std::uint32_t(links.size()), 0, std::numeric_limits<double>::infinity()};
     info.delay_s = route_alpha(t_.network, links) + route_latency(t_.network, links);
-    for (LinkId l : links) info.bottleneck_Bps = std::min(info.bottleneck_Bps, capacity_[l]);
+    info.bottleneck_Bps = route_bandwidth(t_.network, links);
     return info;
   }
 

@@ -17,7 +17,6 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "sim/flow_engine.hpp"
-#include "sim/flow_shortcut.hpp"
 #include "topologies/cluster_config.hpp"
 
 namespace {
@@ -47,12 +46,14 @@ std::string fabric_yaml(const std::string& kind, Rank p) {
 // From 8,192 ranks a ring is too large to hold (537 M transfers at 16,384): stream it.
 int streamed_ring(const std::string& kind, const ScheduleRequest& r, const ClusterConfig& c) {
   const auto stream = stream_ring(r);
+  const auto progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
   FlowResult f;
   const double simulate_s =
-      bench::seconds([&] { f = run_stream_without_sharing(*stream, *c.topology, c.cost.gamma_s_per_byte); });
+      bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, progress); });
   fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  streamed, not held  simulate {:7.3f} s  {:6.2f} M transfers/s  "
-             "no events (no shared link)  peak RSS {:6.0f} MiB  predicted {}\n",
+             "{:>11} events  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
              kind, "ring", r.ranks, stream->size(), simulate_s, double(stream->size()) / simulate_s / 1e6,
+             f.events == 0 ? std::string("0 (shortcut)") : std::to_string(f.events), f.rate_solves,
              bench::peak_rss_mib(), format_seconds(f.time_s));
   return 0;
 }

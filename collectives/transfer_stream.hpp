@@ -3,14 +3,17 @@
 // 537 M transfers (about 19 GB as a Schedule); streamed, it needs only its step rule.
 //
 // A stream yields exactly what generate_schedule would hold (same ids, ranks, bytes, op,
-// step and dependencies; tested for every ring collective on 2..33 ranks), and states how
-// far back a dependency can reach, so a consumer keeps only that window of results.
+// step and dependencies; tested for every ring collective on 2..33 ranks), in list order or
+// one transfer at a time with its successors, so a consumer keeps only what is live: the
+// shortcut a window of done times (how far back a dependency reaches), the event
+// simulation the transfers in flight.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "collectives/algorithm.hpp"
 
@@ -32,7 +35,26 @@ class TransferStream {
   virtual std::uint64_t size() const = 0;
   // Every dependency d of transfer id satisfies id - d <= max_dependency_distance().
   virtual std::uint64_t max_dependency_distance() const = 0;
-  virtual void for_each(const std::function<void(TransferId, const StreamedTransfer&)>& visit) const = 0;
+
+  // Transfer `id`; its dependencies are written to `deps` (the result's deps view them).
+  virtual StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const = 0;
+  // The dependencies of `id` that can decide when it is ready, ascending: all but those
+  // implied by a chain through the others (such a one is done before them, so it never sets
+  // the ready time). Consumers that follow successors wait for these only: a ring's
+  // allgather waits on the reduce-scatter step that read the chunk it overwrites, P^2
+  // transfers back, a wait its forwarding chain implies.
+  virtual void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const = 0;
+  // The transfers `id` is a deciding dependency of, each once, ascending (written to `out`).
+  virtual void successors(TransferId id, std::vector<TransferId>& out) const = 0;
+  // The transfers with no dependency, ascending.
+  virtual std::vector<TransferId> roots() const = 0;
+
+  // Every transfer in list order (ids 0, 1, ...), until `visit` returns false.
+  void for_each(const std::function<bool(TransferId, const StreamedTransfer&)>& visit) const {
+    std::vector<TransferId> deps;
+    for (std::uint64_t id = 0; id < size(); ++id)
+      if (!visit(TransferId(id), transfer(TransferId(id), deps))) return;
+  }
 };
 
 // Ring allreduce, reduce-scatter or allgather (algorithm "ring"), streamed. Throws Error for

@@ -6,10 +6,17 @@
 // component). A lone flow's rate is its route's bottleneck, without filling. Completion is
 // handed on at once: a successor learns its ready time when its last dependency's arrival
 // is processed, so there is no separate "done" event.
+//
+// A held schedule keeps per-transfer times (for the critical path and the timeline). A
+// streamed one (a 16,384-rank ring has 537 M transfers) keeps only what is live: the flows
+// in flight and the transfers some but not all of whose deciding dependencies are done
+// (collectives/transfer_stream.hpp); the stream tells each transfer and its successors
+// when they are needed.
 #include "sim/flow_engine.hpp"
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <utility>
 #include <limits>
 #include <unordered_map>
@@ -58,47 +65,96 @@ struct Pair {
   bool cached = false;                       // route holds for every transfer of the pair
 };
 
+// What the simulation reads of a transfer.
+struct TransferFacts {
+  Rank src = 0, dst = 0;
+  std::uint64_t bytes = 0;
+  Op op = Op::copy;
+  bool is_local() const { return src == dst; }
+};
+
+// A streamed transfer with some of its deciding dependencies done.
+struct Pending {
+  double ready_s = 0;
+  std::uint32_t waiting = 0;
+};
+
 class FlowSimulation {
  public:
+  // A held schedule: per-transfer state for every transfer.
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
-      : s_(s), t_(t), gamma_(gamma), options_(options), per_pair_routes_(t.routing == RoutingMode::minimal || t.routing == RoutingMode::shortest_path),
-        waiting_(s.size()), ready_(s.size(), 0.0),
-        arrival_(s.size(), 0.0), done_(s.size(), 0.0), start_(s.size(), 0.0), pred_(s.size(), kNoTransfer), waited_(s.size(), Waited::nothing),
-        successor_begin_(s.size() + 1, 0), reducer_free_(s.info().ranks, 0.0),
-        reducer_last_(s.info().ranks, kNoTransfer),
-        busy_since_(t.network.link_count(), 0.0), capacity_(t.network.link_count()) {
-    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = t.network.link(l).bandwidth_Bps;
-    sharing_ = MaxMinSharing(capacity_);
-    result_.rank_finish_s.assign(s.info().ranks, 0.0);
-    result_.links.assign(t.network.link_count(), {});
+      : FlowSimulation(&s, s.info().ranks, s.size(), s.size(), t, gamma, options) {
     index_successors();
   }
 
+  // A streamed schedule: per-transfer times are not kept (one scratch slot takes them).
+  FlowSimulation(const TransferStream& stream, const Topology& t, double gamma)
+      : FlowSimulation(nullptr, stream.info().ranks, stream.size(), 1, t, gamma, {}) {
+    stream_ = &stream;
+    mask_ = 0;
+  }
+
   FlowResult run() {
-    for (TransferId id = 0; id < s_.size(); ++id)
-      if (waiting_[id] == 0) become_ready(id);
+    for (TransferId id = 0; id < total_; ++id)
+      if (waiting_[id] == 0) become_ready(id, 0.0);
     while (!events_.empty()) step();
-    if (completed_ != s_.size())
-      throw Error(fmt::format("schedule cannot finish: {} of {} transfers never completed", s_.size() - completed_,
-                              s_.size()));
+    check_finished();
     trace_critical_path();
     if (options_.timeline) fill_timeline();
     return std::move(result_);
   }
 
+  // From the stream's roots on, each completion asks the stream for its successors.
+  FlowResult run_streamed(const std::function<void(std::uint64_t)>& progress) {
+    progress_ = progress;
+    for (TransferId id : stream_->roots()) become_ready(id, 0.0);
+    while (!events_.empty()) step();
+    check_finished();
+    return std::move(result_);
+  }
+
  private:
+  FlowSimulation(const Schedule* s, Rank ranks, std::uint64_t total, std::uint64_t slots, const Topology& t,
+                 double gamma, const FlowOptions& options)
+      : s_(s), total_(total), t_(t), gamma_(gamma), options_(options),
+        per_pair_routes_(t.routing == RoutingMode::minimal || t.routing == RoutingMode::shortest_path),
+        waiting_(slots), ready_(slots, 0.0), arrival_(slots, 0.0), start_(slots, 0.0), pred_(slots, kNoTransfer),
+        waited_(slots, Waited::nothing), done_(slots, 0.0), reducer_free_(ranks, 0.0), reducer_last_(ranks, kNoTransfer),
+        busy_since_(t.network.link_count(), 0.0), capacity_(t.network.link_count()) {
+    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = t.network.link(l).bandwidth_Bps;
+    sharing_ = MaxMinSharing(capacity_);
+    result_.rank_finish_s.assign(ranks, 0.0);
+    result_.links.assign(t.network.link_count(), {});
+  }
+
   void index_successors() {
-    for (TransferId id = 0; id < s_.size(); ++id) {
-      const Transfer x = s_.transfer(id);
+    successor_begin_.assign(total_ + 1, 0);
+    for (TransferId id = 0; id < total_; ++id) {
+      const Transfer x = s_->transfer(id);
       waiting_[id] = std::uint32_t(x.deps.size());
       for (TransferId d : x.deps) ++successor_begin_[d + 1];
     }
-    for (std::size_t i = 0; i < s_.size(); ++i) successor_begin_[i + 1] += successor_begin_[i];
+    for (std::size_t i = 0; i < total_; ++i) successor_begin_[i + 1] += successor_begin_[i];
     successors_.resize(successor_begin_.back());
     std::vector<std::uint32_t> fill(successor_begin_.begin(), successor_begin_.end() - 1);
-    for (TransferId id = 0; id < s_.size(); ++id)
-      for (TransferId d : s_.transfer(id).deps) successors_[fill[d]++] = id;
+    for (TransferId id = 0; id < total_; ++id)
+      for (TransferId d : s_->transfer(id).deps) successors_[fill[d]++] = id;
   }
+
+  void check_finished() const {
+    if (completed_ != total_)
+      throw Error(fmt::format("schedule cannot finish: {} of {} transfers never completed", total_ - completed_, total_));
+  }
+
+  TransferFacts facts(TransferId id) {
+    if (stream_) {
+      const StreamedTransfer x = stream_->transfer(id, facts_deps_);
+      return {x.src, x.dst, x.bytes, x.op};
+    }
+    const Transfer x = s_->transfer(id);
+    return {x.src, x.dst, s_->transfer_bytes(id), x.op};
+  }
+  std::uint32_t at(TransferId id) const { return id & mask_; }
 
   void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0) {
     events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version});
@@ -123,11 +179,12 @@ class FlowSimulation {
   }
 
   // All dependencies are done: route the transfer and wait out its alpha and latency.
-  void become_ready(TransferId id) {
-    const Transfer x = s_.transfer(id);
+  void become_ready(TransferId id, double ready) {
+    const TransferFacts x = facts(id);
+    ready_[at(id)] = ready;
     if (x.is_local()) {  // a reduction of staged data: no bytes to move
-      start_[id] = ready_[id];
-      return push(ready_[id], EventKind::local_ready, id);
+      start_[at(id)] = ready;
+      return push(ready, EventKind::local_ready, id);
     }
     const std::uint32_t pair = pair_of(x.src, x.dst, id);
     const std::uint32_t slot = new_flow();
@@ -142,11 +199,11 @@ class FlowSimulation {
       t_.route(x.src, x.dst, id, own_route_[slot]);
       f.route = describe_route(own_route_[slot], 0);
     }
-    push(ready_[id] + f.route.delay_s, EventKind::flow_start, slot);
+    push(ready + f.route.delay_s, EventKind::flow_start, slot);
   }
 
   std::uint32_t pair_of(Rank src, Rank dst, TransferId id) {
-    const std::uint32_t index = pair_index_.find_or_add((std::uint64_t(src) << 32) | dst, std::uint32_t(pairs_.size()));
+    const std::uint32_t index = pair_index_.find_or_add(src, dst, std::uint32_t(pairs_.size()));
     if (index < pairs_.size()) return index;
     Pair& p = pairs_.emplace_back();
     if (per_pair_routes_) {
@@ -195,14 +252,14 @@ class FlowSimulation {
   // `behind`: the pair's transfer it waited for, if it queued.
   void drain(std::uint32_t slot, double now, TransferId behind = kNoTransfer) {
     Flow& f = flows_[slot];
-    start_[f.transfer] = now;
+    start_[at(f.transfer)] = now;
     if (behind != kNoTransfer) waited_for_channel(f.transfer, behind);
     if (f.route.length == 0) {  // both ranks on one vertex: nothing to share
       free_.push_back(slot);
       return arrive(f.transfer, now);
     }
     pairs_[f.pair].active = slot;
-    f.remaining = double(s_.transfer_bytes(f.transfer));
+    f.remaining = double(facts(f.transfer).bytes);
     f.rate = 0;
     f.since = now;
     f.active = true;
@@ -217,7 +274,7 @@ class FlowSimulation {
   void finish_flow(std::uint32_t slot, double now) {
     Flow& f = flows_[slot];
     const TransferId finished = f.transfer;
-    const double bytes = double(s_.transfer_bytes(finished));
+    const double bytes = double(facts(finished).bytes);
     for (LinkId l : links_of(slot)) result_.links[l].bytes += bytes;
     Pair& p = pairs_[f.pair];
     const std::uint32_t next = p.head;
@@ -227,11 +284,11 @@ class FlowSimulation {
     }
     if (next != kNone && f.cached) {
       f.transfer = flows_[next].transfer;
-      f.remaining = double(s_.transfer_bytes(f.transfer));
+      f.remaining = double(facts(f.transfer).bytes);
       f.since = now;
       ++f.version;
       push(now + f.remaining / f.rate, EventKind::flow_end, slot, f.version);
-      start_[f.transfer] = now;
+      start_[at(f.transfer)] = now;
       waited_for_channel(f.transfer, finished);
       free_.push_back(next);
     } else {
@@ -242,8 +299,8 @@ class FlowSimulation {
   }
 
   void waited_for_channel(TransferId id, TransferId behind) {
-    pred_[id] = behind;
-    waited_[id] = Waited::channel;
+    pred_[at(id)] = behind;
+    waited_[at(id)] = Waited::channel;
   }
 
   void leave_links(std::uint32_t slot, double now) {
@@ -263,16 +320,16 @@ class FlowSimulation {
   // Bytes are at the destination: reduce them (one reduction at a time per rank, in order of
   // arrival) or be done.
   void arrive(TransferId id, double now) {
-    const Transfer x = s_.transfer(id);
-    arrival_[id] = now;
+    const TransferFacts x = facts(id);
+    arrival_[at(id)] = now;
     result_.rank_finish_s[x.src] = std::max(result_.rank_finish_s[x.src], now);
     double done = now;
     if (x.op == Op::reduce) {
       if (reducer_free_[x.dst] > now) {
-        pred_[id] = reducer_last_[x.dst];
-        waited_[id] = Waited::reducer;
+        pred_[at(id)] = reducer_last_[x.dst];
+        waited_[at(id)] = Waited::reducer;
       }
-      done = std::max(now, reducer_free_[x.dst]) + double(s_.transfer_bytes(id)) * gamma_;
+      done = std::max(now, reducer_free_[x.dst]) + double(x.bytes) * gamma_;
       reducer_free_[x.dst] = done;
       reducer_last_[x.dst] = id;
     }
@@ -281,14 +338,15 @@ class FlowSimulation {
 
   // Done at `done` (now or, after a reduction, later): successors learn their ready time.
   void complete(TransferId id, double done) {
-    const Rank dst = s_.transfer(id).dst;
-    done_[id] = done;
+    const Rank dst = facts(id).dst;
+    done_[at(id)] = done;
     result_.rank_finish_s[dst] = std::max(result_.rank_finish_s[dst], done);
     if (completed_ == 0 || done > result_.time_s) {
       result_.time_s = done;
       last_ = id;
     }
     ++completed_;
+    if (stream_) return hand_on_streamed(done, id);
     for (std::uint32_t i = successor_begin_[id]; i < successor_begin_[id + 1]; ++i) {
       const TransferId next = successors_[i];
       if (pred_[next] == kNoTransfer || done > ready_[next]) {
@@ -296,7 +354,28 @@ class FlowSimulation {
         pred_[next] = id;
         waited_[next] = Waited::dependency;
       }
-      if (--waiting_[next] == 0) become_ready(next);
+      if (--waiting_[next] == 0) become_ready(next, ready_[next]);
+    }
+  }
+
+  // A successor with one deciding dependency is ready now; one with more waits in pending_.
+  void hand_on_streamed(double done, TransferId id) {
+    if (progress_ && (completed_ & 0xFFFFFF) == 0) progress_(completed_);
+    stream_->successors(id, next_);
+    for (TransferId next : next_) {
+      stream_->deciding_dependencies(next, deps_);
+      const std::size_t deps = deps_.size();
+      if (deps == 1) {
+        become_ready(next, done);
+        continue;
+      }
+      const auto [it, fresh] = pending_.try_emplace(next, Pending{done, std::uint32_t(deps)});
+      it->second.ready_s = std::max(it->second.ready_s, done);
+      if (--it->second.waiting == 0) {
+        const double ready = it->second.ready_s;
+        pending_.erase(it);
+        become_ready(next, ready);
+      }
     }
   }
 
@@ -328,7 +407,7 @@ class FlowSimulation {
 
   void trace_critical_path() {
     if (completed_ == 0) return;
-    collsim::trace_critical_path(s_, t_, last_, [this](TransferId id) { return record(id); }, result_);
+    collsim::trace_critical_path(*s_, t_, last_, [this](TransferId id) { return record(id); }, result_);
   }
 
   TransferRecord record(TransferId id) const {
@@ -336,11 +415,12 @@ class FlowSimulation {
   }
 
   void fill_timeline() {
-    result_.timeline.resize(s_.size());
-    for (TransferId id = 0; id < s_.size(); ++id) result_.timeline[id] = record(id).times;
+    result_.timeline.resize(total_);
+    for (TransferId id = 0; id < total_; ++id) result_.timeline[id] = record(id).times;
   }
 
-  const Schedule& s_;
+  const Schedule* s_;     // null when streamed
+  std::uint64_t total_;  // transfers
   const Topology& t_;
   double gamma_;
   FlowOptions options_;
@@ -348,13 +428,20 @@ class FlowSimulation {
   PairIndex pair_index_;
   std::vector<Pair> pairs_;
   std::vector<LinkId> pool_;  // links of the pairs' routes
-  // Per transfer.
+  // Per transfer, at id & mask_ (held: mask all ones; streamed: 0, one scratch slot nobody reads).
+  std::uint32_t mask_ = ~0u;
   std::vector<std::uint32_t> waiting_;  // dependencies not yet done
-  std::vector<double> ready_, arrival_, done_, start_;
+  std::vector<double> ready_, arrival_, start_;
   std::vector<TransferId> pred_;        // critical predecessor
   std::vector<Waited> waited_;
-  std::vector<std::uint32_t> successor_begin_;
+  std::vector<double> done_;
+  std::vector<std::uint32_t> successor_begin_;  // held: successors in one array (CSR)
   std::vector<TransferId> successors_;
+  // Streamed.
+  const TransferStream* stream_ = nullptr;
+  std::vector<TransferId> next_, deps_, facts_deps_;  // scratch for the stream's answers
+  std::unordered_map<TransferId, Pending> pending_;
+  std::function<void(std::uint64_t)> progress_;
   // Per rank.
   std::vector<double> reducer_free_;
   std::vector<TransferId> reducer_last_;
@@ -386,6 +473,20 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
     if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
       return std::move(*result);
   return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run();
+}
+
+FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
+                    const std::function<void(const std::string&)>& progress) {
+  if (stream.size() > kIdMask)
+    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
+                            stream.size()));
+  const auto count = [&](std::uint64_t id) {
+    if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
+  };
+  if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, count))
+    return std::move(*result);
+  if (progress) progress("two rank pairs' routes share a link: simulating events");
+  return FlowSimulation(stream, topology, gamma_s_per_byte).run_streamed(count);
 }
 
 std::string link_name(const Network& network, LinkId link) {

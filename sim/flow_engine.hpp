@@ -23,9 +23,12 @@
 // Two events closer than 1e-12 relative are simultaneous. Same inputs give identical results.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "collectives/transfer_stream.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -92,6 +95,13 @@ struct FlowResult {
 // Throws Error when the schedule cannot finish (a dependency that never completes).
 FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
                     const FlowOptions& options = {});
+
+// The same for a schedule too large to hold (collectives/transfer_stream.hpp): time, per-rank
+// finish and link usage; no critical path or timeline. It takes the shortcut where no link
+// is shared, and otherwise simulates events, keeping only the flows in flight and the
+// transfers still waiting for part of their dependencies. `progress` hears a line now and then.
+FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
+                    const std::function<void(const std::string&)>& progress = {});
 
 // "nvl0->sw3": the link's ends by vertex name.
 std::string link_name(const Network& network, LinkId link);

@@ -28,10 +28,10 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
                                                    double gamma_s_per_byte, const FlowOptions& options);
 
 // The same for a streamed schedule (too large to hold): time, per-rank finish and link usage,
-// keeping only a window of done times; no critical path or timeline. Throws Error where flows
-// could share a link (the event simulation would need the schedule held). `progress` hears
-// the transfer id every 16 M transfers.
-FlowResult run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
+// keeping only a window of done times; no critical path or timeline. Nothing where flows
+// could share a link (run_flow on the stream then simulates events). `progress` hears the
+// transfer id every 16 M transfers.
+std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
                                       const std::function<void(std::uint64_t)>& progress = {});
 
 // Per transfer, what the critical path needs: times, the critical predecessor and why.

@@ -30,30 +30,51 @@ class RingStream final : public TransferStream {
   std::uint64_t size() const override { return p_ < 2 ? 0 : std::uint64_t(p_) * (p_ - 1) * (reduce_scatter_ + allgather_); }
   std::uint64_t max_dependency_distance() const override { return std::uint64_t(p_) * p_; }
 
-  void for_each(const std::function<void(TransferId, const StreamedTransfer&)>& visit) const override {
-    if (p_ < 2) return;
-    const std::uint64_t n = p_, steps = n - 1;
-    const std::uint64_t ag_base = reduce_scatter_ ? steps * n : 0;  // id of the first allgather transfer
-    TransferId deps[2];
+  StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const override {
+    const std::uint64_t n = p_, steps = n - 1, rs_size = reduce_scatter_ ? steps * n : 0;
+    deps.clear();
     StreamedTransfer x;
-    for (std::uint64_t s = 0; reduce_scatter_ && s < steps; ++s)
-      for (std::uint64_t i = 0; i < n; ++i) {
-        fill(x, i, (i + n - s + shift_) % n, Op::reduce, std::uint32_t(s));
-        std::size_t count = 0;
-        if (s > 0) deps[count++] = TransferId((s - 1) * n + (i + n - 1) % n);
-        x.deps = {deps, count};
-        visit(TransferId(s * n + i), x);
-      }
-    for (std::uint64_t a = 0; allgather_ && a < steps; ++a)
-      for (std::uint64_t i = 0; i < n; ++i) {
-        fill(x, i, (i + 1 + n - a + shift_) % n, Op::copy, std::uint32_t((reduce_scatter_ ? steps : 0) + a));
-        std::size_t count = 0;
-        if (reduce_scatter_) deps[count++] = TransferId(a * n + (i + 1) % n);
-        const TransferId raw = TransferId(ag_base + a * n - n + (i + n - 1) % n);
-        if ((a > 0 || reduce_scatter_) && (count == 0 || deps[0] != raw)) deps[count++] = raw;  // one on 2 ranks
-        x.deps = {deps, count};
-        visit(TransferId(ag_base + a * n + i), x);
-      }
+    if (id < rs_size) {  // reduce-scatter step s, position i
+      const std::uint64_t s = id / n, i = id % n;
+      fill(x, i, (i + n - s + shift_) % n, Op::reduce, std::uint32_t(s));
+      if (s > 0) deps.push_back(TransferId((s - 1) * n + (i + n - 1) % n));
+    } else {  // allgather step a, position i
+      const std::uint64_t a = (id - rs_size) / n, i = (id - rs_size) % n;
+      fill(x, i, (i + 1 + n - a + shift_) % n, Op::copy, std::uint32_t((reduce_scatter_ ? steps : 0) + a));
+      if (reduce_scatter_) deps.push_back(TransferId(a * n + (i + 1) % n));
+      const TransferId raw = TransferId(rs_size + a * n - n + (i + n - 1) % n);
+      if ((a > 0 || reduce_scatter_) && (deps.empty() || deps[0] != raw)) deps.push_back(raw);  // one on 2 ranks
+    }
+    x.deps = deps;
+    return x;
+  }
+
+  // The allgather's dependency on the reduce-scatter step that read the chunk it overwrites
+  // is implied: its forwarding chain runs back through that very transfer (tested).
+  void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const override {
+    transfer(id, out);
+    const std::uint64_t rs_size = reduce_scatter_ ? std::uint64_t(p_ - 1) * p_ : 0;
+    if (id >= rs_size && allgather_ && reduce_scatter_ && out.size() == 2) out.erase(out.begin());
+  }
+
+  // The inverse of deciding_dependencies().
+  void successors(TransferId id, std::vector<TransferId>& out) const override {
+    const std::uint64_t n = p_, steps = n - 1, rs_size = reduce_scatter_ ? steps * n : 0;
+    out.clear();
+    if (id < rs_size) {
+      const std::uint64_t s = id / n, i = id % n;
+      if (s + 1 < steps) out.push_back(TransferId((s + 1) * n + (i + 1) % n));  // forwards what it reduced
+      if (s + 1 == steps && allgather_) out.push_back(TransferId(rs_size + (i + 1) % n));  // forwards its result
+    } else {
+      const std::uint64_t a = (id - rs_size) / n, i = (id - rs_size) % n;
+      if (a + 1 < steps) out.push_back(TransferId(rs_size + (a + 1) * n + (i + 1) % n));
+    }
+  }
+
+  std::vector<TransferId> roots() const override {  // the first step
+    std::vector<TransferId> first;
+    for (Rank i = 0; p_ >= 2 && i < p_; ++i) first.push_back(i);
+    return first;
   }
 
  private:

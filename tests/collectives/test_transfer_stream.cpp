@@ -1,5 +1,5 @@
 // tests/collectives/test_transfer_stream.cpp — a streamed ring is the generated ring, transfer
-// for transfer: ids, ranks, bytes, op, step and dependencies.
+// for transfer: ids, ranks, bytes, op, step, dependencies and successors.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -9,6 +9,28 @@
 #include "collectives/transfer_stream.hpp"
 
 using namespace collsim;
+
+namespace {
+
+// Whether `ancestor` is reached from `id` through dependencies (ids only decrease on the way).
+bool is_ancestor(const Schedule& s, TransferId ancestor, TransferId id) {
+  std::vector<TransferId> todo{id};
+  std::vector<bool> seen(id + 1, false);
+  while (!todo.empty()) {
+    const TransferId t = todo.back();
+    todo.pop_back();
+    for (TransferId d : s.transfer(t).deps) {
+      if (d == ancestor) return true;
+      if (d > ancestor && !seen[d]) {
+        seen[d] = true;
+        todo.push_back(d);
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 TEST_CASE("a streamed ring equals the generated ring") {
   for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
@@ -35,9 +57,33 @@ TEST_CASE("a streamed ring equals the generated ring") {
         std::sort(want.begin(), want.end());
         REQUIRE(std::vector<TransferId>(x.deps.begin(), x.deps.end()) == want);
         for (TransferId d : x.deps) farthest = std::max<std::uint64_t>(farthest, id - d);
+        return true;
       });
       REQUIRE(expected == s.size());
       REQUIRE(farthest <= stream->max_dependency_distance());
+      // Deciding dependencies: a subset, and each one left out is an ancestor of one kept (so
+      // it is done first and never sets the ready time). Successors are their inverse; roots
+      // are the transfers without dependencies.
+      std::vector<std::vector<TransferId>> want_successors(s.size());
+      std::vector<TransferId> want_roots, deciding, got;
+      for (TransferId id = 0; id < s.size(); ++id) {
+        const std::span<const TransferId> deps = s.transfer(id).deps;
+        if (deps.empty()) want_roots.push_back(id);
+        stream->deciding_dependencies(id, deciding);
+        REQUIRE(std::is_sorted(deciding.begin(), deciding.end()));
+        REQUIRE(deciding.size() <= deps.size());
+        REQUIRE(deciding.empty() == deps.empty());
+        for (TransferId d : deps) {
+          if (std::find(deciding.begin(), deciding.end(), d) != deciding.end()) continue;
+          REQUIRE(std::any_of(deciding.begin(), deciding.end(), [&](TransferId k) { return is_ancestor(s, d, k); }));
+        }
+        for (TransferId d : deciding) want_successors[d].push_back(id);
+      }
+      for (TransferId id = 0; id < s.size(); ++id) {
+        stream->successors(id, got);
+        REQUIRE(got == want_successors[id]);
+      }
+      REQUIRE(stream->roots() == want_roots);
     }
   }
 }

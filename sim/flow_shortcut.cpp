@@ -204,9 +204,11 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
   ListTimer timer(topology, ranks, gamma_s_per_byte);
-  // Done times at id % window; grown as ids come, so a stream declined early costs little.
+  // Done times at id % window. Reserved (address space only) and filled as ids come, so
+  // memory is touched only as far as the stream gets: a stream declined early costs little.
   const std::uint64_t window = std::min<std::uint64_t>(stream.max_dependency_distance() + 1, stream.size() + 1);
   std::vector<double> done;
+  done.reserve(window);
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
   bool shared = false;

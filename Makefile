@@ -34,6 +34,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench_topology dragonfly
 	$(BUILD_DIR)/bin/bench_topology dragonfly valiant
 	bash bench/flow_report.sh $(BUILD_DIR)
+	@if [ -x $(BUILD_DIR)/bin/bench_simgrid ]; then bash bench/simgrid_report.sh $(BUILD_DIR); else echo "bench_simgrid: skipped (collsim was built without SimGrid)"; fi
 
 clean:
 	rm -rf $(BUILD_DIR)

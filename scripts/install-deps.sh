@@ -3,8 +3,10 @@
 # Needs root (or sudo) only when something has to be installed.
 set -euo pipefail
 
+# libsimgrid-dev: the simgrid engine and its cross-validation tests (optional for the build).
 packages=(cmake ninja-build g++ make pkg-config
-          libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libboost-graph-dev catch2)
+          libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libboost-graph-dev catch2
+          libsimgrid-dev)
 
 missing=()
 for p in "${packages[@]}"; do

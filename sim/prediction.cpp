@@ -55,6 +55,22 @@ double cost_analytic(const PredictionRequest& r, const Schedule& schedule, const
   return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, options).time_s;
 }
 
+double run_simgrid_engine([[maybe_unused]] const PredictionRequest& r, [[maybe_unused]] const Schedule& schedule) {
+#ifdef COLLSIM_HAVE_SIMGRID
+  return run_simgrid(schedule, *r.topology, r.cost.gamma_s_per_byte, r.simgrid).time_s;
+#else
+  throw Error("engine 'simgrid' is not available in this build");  // predict() checks this first
+#endif
+}
+
+// The contention engines need links to share and, for simgrid, one route per rank pair.
+void check_engine_fits(const PredictionRequest& r) {
+  if ((r.engine == "flow" || r.engine == "simgrid") && !r.topology)
+    throw Error(fmt::format("engine '{}' needs a cluster with a topology (a flat network has no links to share)", r.engine));
+  if (r.engine == "simgrid" && r.topology->routing != RoutingMode::minimal && r.topology->routing != RoutingMode::shortest_path)
+    throw Error(fmt::format("engine 'simgrid' needs one route per rank pair (routing minimal or shortest-path), not {}",
+                            to_string(r.topology->routing)));
+}
 
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   ScheduleRequest sr;
@@ -79,6 +95,9 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
     flow = run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte, r.flow);
     rec.time_s = flow.time_s;
     rec.analytic_s = cost_analytic(r, schedule, r.analytic);
+  } else if (r.engine == "simgrid") {
+    rec.time_s = run_simgrid_engine(r, schedule);
+    rec.analytic_s = cost_analytic(r, schedule, r.analytic);
   } else {
     rec.time_s = cost_analytic(r, schedule, r.analytic);
   }
@@ -92,14 +111,19 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
 
 }  // namespace
 
-std::vector<std::string> available_engines() { return {"analytic", "flow"}; }
+std::vector<std::string> available_engines() {
+#ifdef COLLSIM_HAVE_SIMGRID
+  return {"analytic", "flow", "simgrid"};
+#else
+  return {"analytic", "flow"};
+#endif
+}
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const std::string&)>& progress) {
   const auto engines = available_engines();
   if (std::find(engines.begin(), engines.end(), r.engine) == engines.end())
     throw Error(fmt::format("engine '{}' is not available in this build (available: {})", r.engine, fmt::join(engines, ", ")));
-  if (r.engine == "flow" && !r.topology)
-    throw Error("engine 'flow' needs a cluster with a topology (a flat network has no links to share)");
+  check_engine_fits(r);
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";

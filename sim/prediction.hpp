@@ -16,6 +16,7 @@
 #include "collectives/schedule.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -34,8 +35,8 @@ struct PredictionRecord {
   double busbw_GBps = 0;
   double lower_bound_s = 0;
   std::optional<double> closed_form_s;
-  // Flow engine: the analytic engine's time for the same schedule on the same routes (its
-  // --ports model, one-port by default), to compare with.
+  // Flow and simgrid engines: the analytic engine's time for the same schedule on the same
+  // routes (its --ports model, one-port by default), to compare with.
   std::optional<double> analytic_s;
   bool winner = false;  // fastest algorithm for this size
 };
@@ -55,15 +56,18 @@ struct PredictionRequest {
   // Flow engine: options, and a look at each run (for --trace and --detail).
   FlowOptions flow;
   std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
+  SimgridOptions simgrid;  // simgrid engine (builds with SimGrid only)
 };
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and
 // can run on these ranks (hierarchical-ring needs whole nodes). "auto" keeps only each
-// size's winner. Throws Error for an unknown engine or algorithm.
+// size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
+// cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
 std::vector<PredictionRecord> predict(const PredictionRequest& request,
                                       const std::function<void(const std::string&)>& progress = {});
 
 nlohmann::json to_json(const PredictionRecord& record);
+// analytic, flow, and simgrid where collsim was built with SimGrid.
 std::vector<std::string> available_engines();
 
 }  // namespace collsim

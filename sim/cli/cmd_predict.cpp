@@ -24,6 +24,7 @@ struct PredictOptions {
   std::uint64_t placement_seed = 1;
   std::string trace;
   bool detail = false;
+  bool verbose = false;
   Format format = Format::table;
 };
 
@@ -86,15 +87,17 @@ std::string describe_links(const CostModel& cost) {
 }
 
 void print_header(const ClusterConfig& c, const PredictionRequest& r) {
-  const std::string model = r.engine == "flow" ? "flows share links max-min fairly; no ports, one in-order channel per rank pair"
-                            : r.analytic.one_port ? "one-port, contention-free"
-                                                  : "unlimited ports, contention-free";
+  const std::string model =
+      r.engine == "flow"      ? "flows share links max-min fairly; no ports, one in-order channel per rank pair"
+      : r.engine == "simgrid" ? "SimGrid CM02 shares links max-min fairly; no ports, one in-order channel per rank pair"
+      : r.analytic.one_port   ? "one-port, contention-free"
+                              : "unlimited ports, contention-free";
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n", to_string(r.collective), r.ranks, c.name,
              r.engine, model);
   if (c.topology) {
     const Topology& t = *c.topology;
-    const char* cost = r.engine == "flow" ? "alpha + latencies, then bytes at a max-min share of every link"
-                                          : "largest alpha + latencies, bottleneck bandwidth";
+    const char* cost = r.engine != "analytic" ? "alpha + latencies, then bytes at a max-min share of every link"
+                                              : "largest alpha + latencies, bottleneck bandwidth";
     fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
                to_string(t.routing), describe(t.placement), cost);
     fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n", describe_links(c.cost));
@@ -103,13 +106,14 @@ void print_header(const ClusterConfig& c, const PredictionRequest& r) {
   }
 }
 
-// With the flow engine, two more columns: the analytic engine's time and flow / analytic.
+// With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
 void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r,
                  const std::vector<std::string>& details) {
   print_header(c, r);
-  const bool flow = r.engine == "flow";
+  const bool compared = r.engine != "analytic";
+  const char* ratio = r.engine == "flow" ? "flow/an." : "sg/an.";
   fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
-             flow ? fmt::format(" {:>11} {:>8}", "analytic", "flow/an.") : "", "algbw GB/s", "busbw GB/s",
+             compared ? fmt::format(" {:>11} {:>8}", "analytic", ratio) : "", "algbw GB/s", "busbw GB/s",
              "x bound");
   std::uint64_t previous = ~0ull;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -199,6 +203,7 @@ void run(const PredictOptions& o) {
   r.segments = o.segments;
   r.engine = o.engine;
   r.analytic.one_port = o.ports == "one";
+  r.simgrid.verbose = o.verbose;
   FlowOutputs flow(o, cluster, r);
   const std::vector<PredictionRecord> records = predict(r);
   flow.finish();
@@ -238,7 +243,10 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
   cmd->add_option("-b,--bytes", o.bytes, "Sizes, e.g. 1K,64M,1G or 1K:1G (K/M/G = 2^10/2^20/2^30; default: config's)");
-  cmd->add_option("-e,--engine", o.engine, "Engine: analytic (contention-free) or flow (links shared max-min fairly; needs a topology)")->capture_default_str();
+  cmd->add_option("-e,--engine", o.engine,
+                  "Engine: analytic (contention-free), flow (links shared max-min fairly; needs a topology) or "
+                  "simgrid (the same on SimGrid, to cross-check flow; builds with SimGrid only)")
+      ->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
       ->check(CLI::IsMember({"one", "unlimited"}))
       ->capture_default_str();
@@ -254,6 +262,7 @@ void add_predict_command(CLI::App& app) {
       ->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
+  cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");
   add_format_option(*cmd, o.format);
   cmd->callback([options] { run(*options); });
 }

@@ -72,6 +72,17 @@ printf 'name: f\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 
 expect "needs a cluster with a topology" predict --config "$tmp/flat.yaml" --placement random
 expect "nothing to draw"              topo "$tmp/flat.yaml"
 
+# The simgrid engine exists only in builds with SimGrid: the unknown-engine error lists what is built.
+if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then
+  printf 'name: e\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology: {kind: xgft, m: [4, 4], w: [1, 2], link: e}\nrouting: ecmp\ngamma_s_per_byte: 0\n' > "$tmp/ecmp.yaml"
+  expect "engine 'simgrid' needs one route per rank pair (routing minimal or shortest-path), not ecmp" \
+         predict --config "$tmp/ecmp.yaml" --engine simgrid --algo ring --bytes 1M
+  expect "engine 'simgrid' needs a cluster with a topology" predict --engine simgrid --ranks 8 --bandwidth 1e9
+  expect "add --engine flow"            predict --preset fat-tree-2to1 --engine simgrid --detail
+else
+  expect "engine 'simgrid' is not available in this build (available: analytic, flow)" predict --engine simgrid
+fi
+
 "$collsim" schedule ring --ranks 4 --bytes 1K -o "$tmp/ring.json"
 head -c 300 "$tmp/ring.json" > "$tmp/truncated.json"
 expect "not valid JSON"               check --file "$tmp/truncated.json"

@@ -1,0 +1,106 @@
+// bench/bench_simgrid.cpp — the flow engine and SimGrid side by side, one case per process:
+// `bench_simgrid fat-tree|dragonfly ALGO P [BYTES]` (allreduce, default 64 MiB).
+//   fat-tree:  3-level XGFT(3; m, m, P/m^2; 1, m, m), m = 8 (P < 1024), 16 (P >= 1024);
+//   dragonfly: p=8 a=16 h=8, g = max(2, P/128) groups (balanced, minimal routing), ranks
+//              placed linearly (P = 64 fills half of the first group).
+// These are bench_flow's fabrics (bench/bench_flow.cpp), restated here: 50 GB/s (fat-tree) or
+// 25 GB/s (dragonfly) links, 100-300 ns per hop, 2 us alpha, gamma 1e-11.
+// The schedule is generated once; each engine then runs in a forked child of its own
+// (sim/child_process.hpp), so wall time (fork to exit) and peak RSS are per engine (both
+// children inherit the schedule). Prints one markdown table row (bench/simgrid_report.sh
+// prints the header): scenario, P, transfers, flow wall s, flow peak RSS MB, simgrid wall s,
+// simgrid peak RSS MB, simgrid / flow wall, both predicted times and their relative
+// difference. Progress goes to stderr. Asserts nothing: docs/performance.md holds the figures.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+#include "sim/child_process.hpp"
+#include "sim/flow_engine.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "topologies/cluster_config.hpp"
+
+namespace {
+
+using namespace collsim;
+
+std::string fabric_yaml(const std::string& kind, Rank p) {
+  const std::string head = fmt::format("name: bench\nranks: {}\ngamma_s_per_byte: 1.0e-11\n", p);
+  if (kind == "fat-tree") {
+    const Rank m = p >= 1024 ? 16 : 8;
+    if (p % (m * m) != 0) throw Error(fmt::format("fat-tree: P must be a multiple of {}", m * m));
+    return head + fmt::format("link_classes:\n  ndr: {{bandwidth_Bps: 50.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
+                              "topology: {{kind: xgft, m: [{}, {}, {}], w: [1, {}, {}], link: ndr}}\n",
+                              m, m, p / (m * m), m, m);
+  }
+  if (kind == "dragonfly") {
+    if (p % 64 != 0) throw Error("dragonfly: P must be a multiple of 64");
+    return head + fmt::format("link_classes:\n  e: {{bandwidth_Bps: 25.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
+                              "  o: {{bandwidth_Bps: 25.0e+9, latency_s: 3.0e-7, alpha_s: 2.0e-6}}\n"
+                              "topology: {{kind: dragonfly, p: 8, a: 16, h: 8, g: {}, arrangement: absolute, "
+                              "terminal_link: e, local_link: e, global_link: o}}\n",
+                              std::max<Rank>(2, p / 128));
+  }
+  throw Error("usage: bench_simgrid fat-tree|dragonfly ALGO P [BYTES]");
+}
+
+struct EngineRun {
+  double time_s = 0, wall_s = 0, peak_rss_mib = 0;
+};
+
+// The flow engine in a child of its own, measured as the SimGrid engine measures its child.
+EngineRun run_flow_in_child(const Schedule& s, const ClusterConfig& c) {
+  const ChildOutcome child = run_in_child(
+      [&](int fd) {
+        const double time_s = run_flow(s, *c.topology, c.cost.gamma_s_per_byte).time_s;
+        write_all(fd, &time_s, sizeof time_s);
+      },
+      true);
+  if (!child.succeeded() || child.output.size() != sizeof(double))
+    throw Error("flow engine run failed: " + child.failure());
+  EngineRun run;
+  std::memcpy(&run.time_s, child.output.data(), sizeof(double));
+  run.wall_s = child.wall_s;
+  run.peak_rss_mib = child.peak_rss_mib;
+  return run;
+}
+
+EngineRun run_simgrid_engine(const Schedule& s, const ClusterConfig& c) {
+  const SimgridResult r = run_simgrid(s, *c.topology, c.cost.gamma_s_per_byte);
+  return {r.time_s, r.wall_s, r.peak_rss_mib};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 4) throw Error("usage: bench_simgrid fat-tree|dragonfly ALGO P [BYTES]");
+    const std::string kind = argv[1], algo = argv[2];
+    ScheduleRequest r;
+    r.ranks = Rank(std::stoul(argv[3]));
+    r.bytes = argc > 4 ? parse_size(argv[4]) : (64ull << 20);
+    const ClusterConfig c = parse_cluster_config(fabric_yaml(kind, r.ranks), "bench.yaml");
+    const Schedule s = generate_schedule(algo, r);
+    const std::string scenario = fmt::format("{} {} {}", kind, algo, format_size(r.bytes));
+    fmt::print(stderr, "bench_simgrid: {} P={}: {} transfers; flow engine...\n", scenario, r.ranks, s.size());
+    const EngineRun flow = run_flow_in_child(s, c);
+    fmt::print(stderr, "bench_simgrid: {} P={}: flow {:.3f} s; SimGrid...\n", scenario, r.ranks, flow.wall_s);
+    const EngineRun sg = run_simgrid_engine(s, c);
+    fmt::print(stderr, "bench_simgrid: {} P={}: SimGrid {:.3f} s\n", scenario, r.ranks, sg.wall_s);
+    fmt::print("| {} | {} | {} | {:.3f} | {:.0f} | {:.3f} | {:.0f} | {:.0f}x | {:.9g} | {:.9g} | {:.1e} |\n", scenario,
+               r.ranks, s.size(), flow.wall_s, flow.peak_rss_mib, sg.wall_s, sg.peak_rss_mib, sg.wall_s / flow.wall_s,
+               flow.time_s, sg.time_s, std::abs(sg.time_s - flow.time_s) / flow.time_s);
+    std::fflush(stdout);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_simgrid: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,10 +1,6 @@
 // bench/bench_simgrid.cpp — the flow engine and SimGrid side by side, one case per process:
-// `bench_simgrid fat-tree|dragonfly ALGO P [BYTES]` (allreduce, default 64 MiB).
-//   fat-tree:  3-level XGFT(3; m, m, P/m^2; 1, m, m), m = 8 (P < 1024), 16 (P >= 1024);
-//   dragonfly: p=8 a=16 h=8, g = max(2, P/128) groups (balanced, minimal routing), ranks
-//              placed linearly (P = 64 fills half of the first group).
-// These are bench_flow's fabrics (bench/bench_flow.cpp), restated here: 50 GB/s (fat-tree) or
-// 25 GB/s (dragonfly) links, 100-300 ns per hop, 2 us alpha, gamma 1e-11.
+// `bench_simgrid fat-tree|dragonfly ALGO P [BYTES]` (allreduce, default 64 MiB), on
+// bench_flow's fabrics (bench::fabric_yaml, bench/bench_util.hpp).
 // The schedule is generated once; each engine then runs in a forked child of its own
 // (sim/child_process.hpp), so wall time (fork to exit) and peak RSS are per engine (both
 // children inherit the schedule). Prints one markdown table row (bench/simgrid_report.sh
@@ -21,6 +17,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
+#include "bench/bench_util.hpp"
 #include "collectives/units.hpp"
 #include "sim/child_process.hpp"
 #include "sim/flow_engine.hpp"
@@ -31,25 +28,7 @@ namespace {
 
 using namespace collsim;
 
-std::string fabric_yaml(const std::string& kind, Rank p) {
-  const std::string head = fmt::format("name: bench\nranks: {}\ngamma_s_per_byte: 1.0e-11\n", p);
-  if (kind == "fat-tree") {
-    const Rank m = p >= 1024 ? 16 : 8;
-    if (p % (m * m) != 0) throw Error(fmt::format("fat-tree: P must be a multiple of {}", m * m));
-    return head + fmt::format("link_classes:\n  ndr: {{bandwidth_Bps: 50.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
-                              "topology: {{kind: xgft, m: [{}, {}, {}], w: [1, {}, {}], link: ndr}}\n",
-                              m, m, p / (m * m), m, m);
-  }
-  if (kind == "dragonfly") {
-    if (p % 64 != 0) throw Error("dragonfly: P must be a multiple of 64");
-    return head + fmt::format("link_classes:\n  e: {{bandwidth_Bps: 25.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
-                              "  o: {{bandwidth_Bps: 25.0e+9, latency_s: 3.0e-7, alpha_s: 2.0e-6}}\n"
-                              "topology: {{kind: dragonfly, p: 8, a: 16, h: 8, g: {}, arrangement: absolute, "
-                              "terminal_link: e, local_link: e, global_link: o}}\n",
-                              std::max<Rank>(2, p / 128));
-  }
-  throw Error("usage: bench_simgrid fat-tree|dragonfly ALGO P [BYTES]");
-}
+constexpr const char* kUsage = "usage: bench_simgrid fat-tree|dragonfly ALGO P [BYTES]";
 
 struct EngineRun {
   double time_s = 0, wall_s = 0, peak_rss_mib = 0;
@@ -81,12 +60,12 @@ EngineRun run_simgrid_engine(const Schedule& s, const ClusterConfig& c) {
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 4) throw Error("usage: bench_simgrid fat-tree|dragonfly ALGO P [BYTES]");
+    if (argc < 4) throw Error(kUsage);
     const std::string kind = argv[1], algo = argv[2];
     ScheduleRequest r;
     r.ranks = Rank(std::stoul(argv[3]));
     r.bytes = argc > 4 ? parse_size(argv[4]) : (64ull << 20);
-    const ClusterConfig c = parse_cluster_config(fabric_yaml(kind, r.ranks), "bench.yaml");
+    const ClusterConfig c = parse_cluster_config(bench::fabric_yaml(kind, r.ranks, kUsage), "bench.yaml");
     const Schedule s = generate_schedule(algo, r);
     const std::string scenario = fmt::format("{} {} {}", kind, algo, format_size(r.bytes));
     fmt::print(stderr, "bench_simgrid: {} P={}: {} transfers; flow engine...\n", scenario, r.ranks, s.size());

@@ -1,10 +1,17 @@
 // bench/bench_util.hpp — what every benchmark measures: wall time of a step and the
-// process's peak resident memory (VmHWM, so run one case per process).
+// process's peak resident memory (VmHWM, so run one case per process); and the fabrics the
+// engine benchmarks run on (bench_flow, bench_simgrid).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+#include "collectives/schedule.hpp"
 
 namespace collsim::bench {
 
@@ -20,6 +27,31 @@ double seconds(F&& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The benchmark fabrics as a cluster YAML, linear placement, minimal routing, gamma 1e-11:
+//   fat-tree:  3-level XGFT(3; m, m, P/m^2; 1, m, m), m = 8 (P < 1024), 16 (P < 16384), 32;
+//              links 50 GB/s, 100 ns, alpha 2 us;
+//   dragonfly: p=8 a=16 h=8, g = max(2, P/128) groups (absolute arrangement; P = 64 fills
+//              half of the first group); 25 GB/s, 100 ns local / 300 ns global, alpha 2 us.
+inline std::string fabric_yaml(const std::string& kind, Rank p, const std::string& usage) {
+  const std::string head = fmt::format("name: bench\nranks: {}\ngamma_s_per_byte: 1.0e-11\n", p);
+  if (kind == "fat-tree") {
+    const Rank m = p >= 16384 ? 32 : p >= 1024 ? 16 : 8;
+    if (p % (m * m) != 0) throw Error(fmt::format("fat-tree: P must be a multiple of {}", m * m));
+    return head + fmt::format("link_classes:\n  ndr: {{bandwidth_Bps: 50.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
+                              "topology: {{kind: xgft, m: [{}, {}, {}], w: [1, {}, {}], link: ndr}}\n",
+                              m, m, p / (m * m), m, m);
+  }
+  if (kind == "dragonfly") {
+    if (p % 64 != 0) throw Error("dragonfly: P must be a multiple of 64");
+    return head + fmt::format("link_classes:\n  e: {{bandwidth_Bps: 25.0e+9, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
+                              "  o: {{bandwidth_Bps: 25.0e+9, latency_s: 3.0e-7, alpha_s: 2.0e-6}}\n"
+                              "topology: {{kind: dragonfly, p: 8, a: 16, h: 8, g: {}, arrangement: absolute, "
+                              "terminal_link: e, local_link: e, global_link: o}}\n",
+                              std::max<Rank>(2, p / 128));
+  }
+  throw Error(usage);
 }
 
 }  // namespace collsim::bench

@@ -9,6 +9,7 @@
 #include "sim/flow_engine.hpp"
 #include "sim/flow_report.hpp"
 #include "sim/flow_shortcut.hpp"
+#include "tests/sim/cyclic_schedule.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -167,16 +168,7 @@ TEST_CASE("a placement that spreads each node's GPUs around the ring shares the 
 
 TEST_CASE("a schedule whose dependencies never complete is an error, not a hang") {
   const ClusterConfig c = zero_latency_cluster("{kind: star, endpoints: 3, link: l}", 3);
-  ScheduleInfo info;
-  info.ranks = 3;
-  info.bytes = 64;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, 64});
-  const TransferId forward[] = {1};
-  const TransferId backward[] = {0};
-  s.append(0, all, 1, all, Op::copy, 0, forward);  // waits for the next, which waits for it
-  s.append(1, all, 2, all, Op::copy, 1, backward);
-  s.append(2, all, 0, all, Op::copy, 0, {});
+  const Schedule s = test::cyclic_schedule();
   REQUIRE_THROWS_WITH(run_flow(s, *c.topology, 0), Catch::Contains("2 of 3 transfers never completed"));
 }
 

@@ -20,6 +20,7 @@
 #include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "tests/sim/cyclic_schedule.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -233,16 +234,7 @@ TEST_CASE("SimGrid cannot run routing that gives a transfer its own route") {
 
 TEST_CASE("a schedule whose dependencies never complete is a SimGrid error, not a hang") {
   const ClusterConfig c = cluster("topology: {kind: star, endpoints: 3, link: a}\n", 3);
-  ScheduleInfo info;
-  info.ranks = 3;
-  info.bytes = 64;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, 64});
-  const TransferId forward[] = {1};
-  const TransferId backward[] = {0};
-  s.append(0, all, 1, all, Op::copy, 0, forward);  // waits for the next, which waits for it
-  s.append(1, all, 2, all, Op::copy, 1, backward);
-  s.append(2, all, 0, all, Op::copy, 0, {});
+  const Schedule s = test::cyclic_schedule();
   REQUIRE_THROWS_WITH(run_simgrid(s, *c.topology, kGamma),
                       "simgrid: schedule cannot finish: 2 of 3 transfers never completed");
 }

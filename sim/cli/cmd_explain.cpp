@@ -1,13 +1,16 @@
 // sim/cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
-// every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree.
+// every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree;
+// `--svg FILE` also draws the schedule (collectives/draw_svg.hpp).
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "collectives/algorithms/binary_tree.hpp"
-#include "collectives/explain.hpp"
+#include "collectives/draw_svg.hpp"
+#include "collectives/error.hpp"
+#include "collectives/explain_json.hpp"
 #include "collectives/units.hpp"
 #include "sim/cli/options.hpp"
 
@@ -17,28 +20,12 @@ namespace {
 struct ExplainOptions {
   ScheduleOptions schedule;
   Format format = Format::table;
+  std::string svg;  // also draw the schedule into this file
 };
 
 // Enough bytes that every chunk of the algorithm is at least one byte.
 std::uint64_t teaching_bytes(const ScheduleOptions& o) {
   return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * 2;
-}
-
-std::vector<algorithms::BinaryTree> trees_of(const Schedule& s) {
-  const ScheduleInfo& info = s.info();
-  if (info.algorithm == "tree") return {algorithms::rotate(algorithms::nccl_binary_tree(info.ranks), info.root)};
-  if (info.algorithm == "two-tree") {
-    const auto both = algorithms::double_binary_tree(info.ranks);
-    return {both[0], both[1]};
-  }
-  return {};
-}
-
-std::vector<Rank> interior_ranks(const algorithms::BinaryTree& t) {
-  std::vector<Rank> out;
-  for (Rank r = 0; r < t.size(); ++r)
-    if (t.interior(r)) out.push_back(r);
-  return out;
 }
 
 std::string join(const std::vector<Rank>& v) {
@@ -97,7 +84,7 @@ void print_text(const Schedule& s, const Explanation& x) {
              "a reduction appends what it adds (a1a0 = a1 + a0), '-' is a chunk that holds nothing yet.\n\n",
              info.algorithm, to_string(info.collective), info.ranks, info.bytes, x.element_names.size(),
              x.element_names.empty() ? "" : x.element_names.front(), x.element_names.empty() ? "" : x.element_names.back());
-  print_trees(trees_of(s));
+  print_trees(teaching_trees(s));
   fmt::print("initial state\n");
   print_state(x.initial);
   for (const ExplainedStep& step : x.steps) {
@@ -109,26 +96,14 @@ void print_text(const Schedule& s, const Explanation& x) {
   }
 }
 
-void print_json(const Schedule& s, const Explanation& x) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const ExplainedStep& step : x.steps) {
-    nlohmann::json transfers = nlohmann::json::array();
-    for (TransferId id : step.transfers) {
-      const Transfer t = s.transfer(id);
-      transfers.push_back({{"id", id}, {"src", t.src}, {"dst", t.dst}, {"op", to_string(t.op)},
-                           {"src_chunk", describe_chunk(s, x, t.src_chunk)}, {"dst_chunk", describe_chunk(s, x, t.dst_chunk)}});
-    }
-    steps.push_back({{"step", step.step}, {"phase", step.phase}, {"transfers", transfers}, {"state", step.state}});
-  }
-  nlohmann::json trees = nlohmann::json::array();
-  for (const auto& t : trees_of(s)) trees.push_back({{"root", t.root}, {"parent", t.parent}, {"interior", interior_ranks(t)}});
-  for (auto& tree : trees)
-    for (auto& p : tree["parent"])
-      if (p == algorithms::kNoRank) p = nullptr;
-  const nlohmann::json out = {{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
-                              {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"chunks", x.element_names},
-                              {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
-  std::cout << out.dump(2) << '\n';
+void print_json(const Schedule& s, const Explanation& x) { std::cout << explanation_json(s, x).dump(2) << '\n'; }
+
+// --svg FILE: the time-space diagram (and trees) of collectives/draw_svg.hpp.
+void write_svg(const Schedule& s, const std::string& path) {
+  std::ofstream out(path);
+  out << schedule_svg(s);
+  out.close();
+  if (!out) throw Error(fmt::format("cannot write {}", path));
 }
 
 }  // namespace
@@ -138,8 +113,10 @@ void add_explain_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("explain", "Show every rank's chunks after each step (seeds' notation)");
   add_schedule_options(*cmd, options->schedule, false);
   add_format_option(*cmd, options->format, false);
+  cmd->add_option("--svg", options->svg, "Also draw the schedule (ranks x steps, and the trees of tree/two-tree) as SVG");
   cmd->callback([options] {
     const Schedule s = generate_schedule(options->schedule.algorithm, options->schedule.request(teaching_bytes(options->schedule)));
+    if (!options->svg.empty()) write_svg(s, options->svg);
     const Explanation x = explain_schedule(s);
     if (options->format == Format::json) print_json(s, x);
     else print_text(s, x);

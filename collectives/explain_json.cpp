@@ -1,0 +1,53 @@
+// collectives/explain_json.cpp — trees of tree algorithms and the Explanation as JSON.
+#include "collectives/explain_json.hpp"
+
+namespace collsim {
+
+std::vector<algorithms::BinaryTree> teaching_trees(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  if (info.algorithm == "tree") return {algorithms::rotate(algorithms::nccl_binary_tree(info.ranks), info.root)};
+  if (info.algorithm == "two-tree") {
+    const auto both = algorithms::double_binary_tree(info.ranks);
+    return {both[0], both[1]};
+  }
+  return {};
+}
+
+std::vector<Rank> interior_ranks(const algorithms::BinaryTree& t) {
+  std::vector<Rank> out;
+  for (Rank r = 0; r < t.size(); ++r)
+    if (t.interior(r)) out.push_back(r);
+  return out;
+}
+
+namespace {
+
+nlohmann::json step_json(const Schedule& s, const Explanation& x, const ExplainedStep& step) {
+  nlohmann::json transfers = nlohmann::json::array();
+  for (TransferId id : step.transfers) {
+    const Transfer t = s.transfer(id);
+    transfers.push_back({{"id", id}, {"src", t.src}, {"dst", t.dst}, {"op", to_string(t.op)},
+                         {"src_chunk", describe_chunk(s, x, t.src_chunk)}, {"dst_chunk", describe_chunk(s, x, t.dst_chunk)}});
+  }
+  return {{"step", step.step}, {"phase", step.phase}, {"transfers", transfers}, {"state", step.state}};
+}
+
+nlohmann::json tree_json(const algorithms::BinaryTree& t) {
+  nlohmann::json parents = nlohmann::json::array();
+  for (Rank p : t.parent) parents.push_back(p == algorithms::kNoRank ? nlohmann::json(nullptr) : nlohmann::json(p));
+  return {{"root", t.root}, {"parent", parents}, {"interior", interior_ranks(t)}};
+}
+
+}  // namespace
+
+nlohmann::json explanation_json(const Schedule& s, const Explanation& x) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const ExplainedStep& step : x.steps) steps.push_back(step_json(s, x, step));
+  nlohmann::json trees = nlohmann::json::array();
+  for (const auto& t : teaching_trees(s)) trees.push_back(tree_json(t));
+  return {{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
+          {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"chunks", x.element_names},
+          {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
+}
+
+}  // namespace collsim

@@ -1,0 +1,261 @@
+// python/collsim_module.cpp — the `collsim` Python module: the C++ schedules, checker,
+// explanation, SVG pictures, clusters and engines, for notebooks. Nothing is re-derived
+// here: every function calls the same code as the command line, and data that the command
+// line prints as JSON (explain, predict records) reaches Python through that same JSON, so
+// notebooks and `collsim ... --format json` agree to the last digit.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/checker.hpp"
+#include "collectives/draw_svg.hpp"
+#include "collectives/error.hpp"
+#include "collectives/explain_json.hpp"
+#include "collectives/schedule_json.hpp"
+#include "collectives/units.hpp"
+#include "sim/prediction.hpp"
+#include "sim/trace.hpp"
+#include "topologies/cluster_config.hpp"
+
+namespace py = pybind11;
+using namespace collsim;
+
+namespace {
+
+py::object to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+// Sizes as Python gives them: an int, a string ("1M", "1K:1G", "4K,1G"), or a list of either.
+std::vector<std::uint64_t> sizes_of(const py::handle& sizes) {
+  if (py::isinstance<py::int_>(sizes)) return {sizes.cast<std::uint64_t>()};
+  if (py::isinstance<py::str>(sizes)) return parse_size_list(sizes.cast<std::string>());
+  std::vector<std::uint64_t> out;
+  for (const py::handle& item : sizes)
+    for (std::uint64_t s : sizes_of(item)) out.push_back(s);
+  return out;
+}
+
+std::vector<std::string> names_of(const py::handle& names) {
+  if (py::isinstance<py::str>(names)) {  // "ring,two-tree" names several, as on the command line
+    std::vector<std::string> out;
+    const std::string text = names.cast<std::string>();
+    for (std::size_t pos = 0; pos <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', pos), text.size());
+      out.push_back(text.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+    return out;
+  }
+  return names.cast<std::vector<std::string>>();
+}
+
+// ---- schedules ------------------------------------------------------------------------
+
+Schedule make_schedule(const std::string& algorithm, Rank ranks, const py::object& bytes, const std::string& collective,
+                       std::uint32_t segments, Rank ranks_per_node, Rank root) {
+  ScheduleRequest r;
+  r.collective = parse_collective(collective);
+  r.ranks = ranks;
+  // No size: enough bytes that every chunk holds at least one (as `collsim explain`).
+  r.bytes = bytes.is_none() ? std::uint64_t(ranks) * std::max<std::uint32_t>(segments, 1) * 2 : sizes_of(bytes).at(0);
+  r.segments = segments;
+  r.ranks_per_node = ranks_per_node;
+  r.root = root;
+  return generate_schedule(algorithm, r);
+}
+
+// Transfers as columns (a dict of equal-length lists), ready for pandas.DataFrame.
+py::dict transfer_columns(const Schedule& s) {
+  std::vector<std::uint32_t> id, src, dst, src_chunk, dst_chunk, step, deps;
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::string> op, phase;
+  for (TransferId t = 0; t < s.size(); ++t) {
+    const Transfer x = s.transfer(t);
+    id.push_back(t);
+    src.push_back(x.src);
+    dst.push_back(x.dst);
+    src_chunk.push_back(x.src_chunk);
+    dst_chunk.push_back(x.dst_chunk);
+    step.push_back(x.step);
+    deps.push_back(std::uint32_t(x.deps.size()));
+    bytes.push_back(s.transfer_bytes(t));
+    op.emplace_back(to_string(x.op));
+    const Phase* p = s.phase_of_step(x.step);
+    phase.push_back(p ? p->name : "");
+  }
+  py::dict out;
+  out["id"] = id;
+  out["src"] = src;
+  out["dst"] = dst;
+  out["op"] = op;
+  out["step"] = step;
+  out["bytes"] = bytes;
+  out["phase"] = phase;
+  out["src_chunk"] = src_chunk;
+  out["dst_chunk"] = dst_chunk;
+  out["deps"] = deps;
+  return out;
+}
+
+py::dict check_report(const Schedule& s) {
+  const CheckReport r = check_schedule(s);
+  py::dict out;
+  out["valid"] = true;
+  out["exact"] = r.exact;
+  out["transfers"] = r.transfers;
+  out["dependencies"] = r.dependencies;
+  out["elements"] = r.elements;
+  return out;
+}
+
+void bind_schedule(py::module_& m) {
+  py::class_<Schedule>(m, "Schedule", "A collective's schedule: the DAG of chunk transfers every engine consumes")
+      .def_property_readonly("algorithm", [](const Schedule& s) { return s.info().algorithm; })
+      .def_property_readonly("collective", [](const Schedule& s) { return std::string(to_string(s.info().collective)); })
+      .def_property_readonly("ranks", [](const Schedule& s) { return s.info().ranks; })
+      .def_property_readonly("bytes", [](const Schedule& s) { return s.info().bytes; })
+      .def_property_readonly("segments", [](const Schedule& s) { return s.info().segments; })
+      .def_property_readonly("steps", &Schedule::step_count)
+      .def_property_readonly("phases", [](const Schedule& s) {
+        py::list out;
+        for (const Phase& p : s.phases()) out.append(py::dict(py::arg("name") = p.name, py::arg("first_step") = p.first_step,
+                                                              py::arg("steps") = p.step_count));
+        return out;
+      })
+      .def("__len__", &Schedule::size)
+      .def("transfers", &transfer_columns, "Transfers as columns: id, src, dst, op, step, bytes, phase, chunks, deps")
+      .def("check", &check_report, "Prove the schedule (collectives/checker.hpp); raises ValueError on a violation")
+      .def("explain", [](const Schedule& s) { return to_python(explanation_json(s, explain_schedule(s))); },
+           "Every rank's chunks after every step, as `collsim explain --format json`")
+      .def("svg", &schedule_svg, "Time-space diagram (and trees of tree/two-tree) as SVG text")
+      .def("to_json", [](const Schedule& s) { return schedule_to_json(s).dump(); }, "As `collsim schedule`")
+      .def("__repr__", [](const Schedule& s) {
+        return fmt::format("<collsim.Schedule {} {} on {} ranks, {} bytes, {} transfers>", s.info().algorithm,
+                           to_string(s.info().collective), s.info().ranks, s.info().bytes, s.size());
+      });
+  m.def("schedule", &make_schedule, py::arg("algorithm"), py::arg("ranks"), py::arg("bytes") = py::none(),
+        py::arg("collective") = "allreduce", py::arg("segments") = 0, py::arg("ranks_per_node") = 0, py::arg("root") = 0,
+        "Generate a schedule (bytes: int or '1M'; none: a few bytes per chunk, for teaching)");
+}
+
+// ---- clusters and predictions ---------------------------------------------------------
+
+// --ranks and --placement on a config with a topology, as `collsim predict` applies them.
+ClusterConfig placed(ClusterConfig c, Rank ranks, const std::string& placement, std::uint64_t seed) {
+  if (!c.topology) {
+    if (!placement.empty() && placement != "linear") throw Error(fmt::format("placement needs a topology; {} is flat", c.name));
+    if (ranks > 0) c.ranks = ranks;
+    return c;
+  }
+  if (ranks == 0 && placement.empty()) return c;
+  Placement p = c.topology->placement;
+  if (!placement.empty()) p = {parse_placement_kind(placement), seed, {}};
+  if (ranks > 0) c.ranks = ranks;
+  c.topology->place(p, c.ranks);
+  c.cost = c.topology->equivalent_cost_model(c.cost.gamma_s_per_byte);
+  return c;
+}
+
+ClusterConfig flat_cluster(Rank ranks, double bandwidth, double alpha, double gamma, Rank ranks_per_node,
+                           double intra_bandwidth, double intra_alpha) {
+  ClusterConfig c;
+  c.name = "what-if (flat, contention-free)";
+  c.ranks = ranks;
+  c.cost = CostModel::uniform(alpha, 1.0 / bandwidth, gamma);
+  if (ranks_per_node > 0) {
+    c.cost.ranks_per_node = ranks_per_node;
+    c.cost.intra_node = {intra_alpha >= 0 ? intra_alpha : alpha, 1.0 / (intra_bandwidth > 0 ? intra_bandwidth : bandwidth)};
+  }
+  return c;
+}
+
+py::list predict_records(const ClusterConfig& c, const py::object& algorithms, const py::object& sizes,
+                         const std::string& collective, const std::string& engine, std::uint32_t segments,
+                         const std::string& ports, const std::string& trace) {
+  PredictionRequest r;
+  r.collective = parse_collective(collective);
+  r.algorithms = names_of(algorithms);
+  r.sizes = sizes.is_none() ? (!c.bytes.empty() ? c.bytes : parse_size_list("1K,64K,1M,16M,256M,1G")) : sizes_of(sizes);
+  r.ranks = c.ranks;
+  r.cost = c.cost;
+  r.topology = c.topology;
+  r.segments = segments;
+  r.engine = engine;
+  r.analytic.one_port = ports == "one";
+  std::unique_ptr<ChromeTrace> chrome;
+  if (!trace.empty()) {  // as `collsim predict --engine flow --trace FILE`
+    if (engine != "flow") throw Error("a trace records flow-engine runs: use engine='flow'");
+    chrome = std::make_unique<ChromeTrace>(trace);
+    r.flow.timeline = true;
+    r.on_flow_run = [&](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
+      chrome->add_run(fmt::format("{} {}", rec.algorithm, format_size(rec.bytes)), s, *c.topology, result,
+                      c.cost.gamma_s_per_byte);
+    };
+  }
+  const std::vector<PredictionRecord> records = predict(r);
+  if (chrome) chrome->close();
+  py::list out;
+  for (const PredictionRecord& rec : records) out.append(to_python(to_json(rec)));
+  return out;
+}
+
+void bind_cluster(py::module_& m) {
+  py::class_<ClusterConfig>(m, "Cluster", "A cluster: a modeled network (topology) or a flat alpha-beta model")
+      .def_readonly("name", &ClusterConfig::name)
+      .def_readonly("description", &ClusterConfig::description)
+      .def_readonly("ranks", &ClusterConfig::ranks)
+      .def_property_readonly("has_topology", [](const ClusterConfig& c) { return bool(c.topology); })
+      .def_property_readonly("summary", [](const ClusterConfig& c) { return c.topology ? c.topology->fabric_summary : c.name; })
+      .def_property_readonly("placement", [](const ClusterConfig& c) {
+        return c.topology ? describe(c.topology->placement) : std::string("linear");
+      })
+      .def("__repr__", [](const ClusterConfig& c) { return fmt::format("<collsim.Cluster {}: {} ranks>", c.name, c.ranks); });
+  m.def("preset", [](const std::string& name, Rank ranks, const std::string& p, std::uint64_t seed) {
+        return placed(load_preset(name), ranks, p, seed);
+      }, py::arg("name"), py::arg("ranks") = 0, py::arg("placement") = "", py::arg("placement_seed") = 1,
+         "A cluster compiled in from configs/ (see presets())");
+  m.def("load_config", [](const std::string& path, Rank ranks, const std::string& p, std::uint64_t seed) {
+        return placed(load_cluster_config(path), ranks, p, seed);
+      }, py::arg("path"), py::arg("ranks") = 0, py::arg("placement") = "", py::arg("placement_seed") = 1,
+         "A cluster YAML file (configs/README.md)");
+  m.def("config_from_yaml", [](const std::string& text, Rank ranks, const std::string& p, std::uint64_t seed) {
+        return placed(parse_cluster_config(text, "<python>"), ranks, p, seed);
+      }, py::arg("yaml"), py::arg("ranks") = 0, py::arg("placement") = "", py::arg("placement_seed") = 1,
+         "A cluster from YAML text");
+  m.def("default_cluster", &default_cluster_config, "Seed 000's 40 GPUs (configs/baidu-40gpu.yaml)");
+  m.def("flat_cluster", &flat_cluster, py::arg("ranks"), py::arg("bandwidth"), py::arg("alpha") = 0.0,
+        py::arg("gamma") = 0.0, py::arg("ranks_per_node") = 0, py::arg("intra_bandwidth") = 0.0,
+        py::arg("intra_alpha") = -1.0, "A flat what-if network: bandwidth in bytes/s, alpha in s, gamma in s/byte");
+  m.def("predict", &predict_records, py::arg("cluster"), py::arg("algorithms") = "all", py::arg("sizes") = py::none(),
+        py::arg("collective") = "allreduce", py::arg("engine") = "analytic", py::arg("segments") = 0,
+        py::arg("ports") = "one", py::arg("trace") = "",
+        "Predict time per algorithm and size; records as `collsim predict --format json`. "
+        "trace: write a Chrome trace of flow-engine runs to this file");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(collsim, m) {
+  m.doc() = "collsim: collective schedules, their checker, pictures and engines (see notebooks/)";
+  py::register_exception<Error>(m, "Error", PyExc_ValueError);
+  m.def("algorithms", [] {
+    py::list out;
+    for (const AlgorithmEntry& a : algorithm_table()) {
+      std::vector<std::string> collectives;
+      for (Collective c : a.collectives) collectives.emplace_back(to_string(c));
+      out.append(py::dict(py::arg("name") = std::string(a.name), py::arg("summary") = std::string(a.summary),
+                          py::arg("collectives") = collectives, py::arg("pipelined") = a.pipelined));
+    }
+    return out;
+  }, "Every algorithm: name, summary, collectives, pipelined");
+  m.def("presets", &preset_names);
+  m.def("engines", &available_engines);
+  m.def("format_size", &format_size);
+  m.def("format_seconds", &format_seconds);
+  bind_schedule(m);
+  bind_cluster(m);
+}

@@ -1,0 +1,118 @@
+// tests/collectives/test_draw_svg.cpp — the SVG pictures of collectives/draw_svg.hpp: one
+// row per rank, one arrow per transfer (reduce and copy told apart), the trees of tree
+// algorithms with interior and leaf ranks, and well-formed XML.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/draw_svg.hpp"
+#include "collectives/error.hpp"
+#include "collectives/explain_json.hpp"
+
+using namespace collsim;
+
+namespace {
+
+Schedule generate(std::string_view algorithm, Rank ranks, std::uint64_t bytes, std::uint32_t segments = 0) {
+  ScheduleRequest request;
+  request.ranks = ranks;
+  request.bytes = bytes;
+  request.segments = segments;
+  return generate_schedule(algorithm, request);
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + needle.size())) ++n;
+  return n;
+}
+
+// Element nesting: every <tag ...> is closed by </tag> or is self-closing, in order. Returns
+// the first problem found, or "" for a well-nested document.
+std::string nesting_problem(const std::string& svg) {
+  std::vector<std::string> open;
+  for (auto lt = svg.find('<'); lt != std::string::npos; lt = svg.find('<', lt + 1)) {
+    const auto gt = svg.find('>', lt);
+    if (gt == std::string::npos) return "unterminated tag";
+    const std::string tag = svg.substr(lt + 1, gt - lt - 1);
+    if (tag.empty()) return "empty tag";
+    if (tag[0] == '?' || tag[0] == '!') continue;
+    if (tag[0] == '/') {
+      if (open.empty() || open.back() != tag.substr(1)) return "unexpected </" + tag.substr(1) + ">";
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
+    }
+  }
+  return open.empty() ? "" : "unclosed <" + open.back() + ">";
+}
+
+std::size_t count_op(const Schedule& s, Op op, bool local) {
+  std::size_t n = 0;
+  for (TransferId id = 0; id < s.size(); ++id)
+    if (s.transfer(id).op == op && s.transfer(id).is_local() == local) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the ring's picture has one row per rank, one column per step and one arrow per transfer", "[svg]") {
+  const Schedule s = generate("ring", 4, 8);
+  const std::string svg = schedule_svg(s);
+  CHECK(nesting_problem(svg).empty());
+  CHECK(count(svg, "class=\"rank-row\"") == 4);
+  CHECK(count(svg, "class=\"step-label\"") == 6);
+  CHECK(count(svg, "class=\"transfer ") == 24);
+  CHECK(count(svg, "class=\"transfer reduce\"") == 12);  // reduce-scatter
+  CHECK(count(svg, "class=\"transfer copy\"") == 12);    // allgather
+  CHECK(count(svg, "class=\"phase\"") == 2);
+  CHECK(count(svg, "class=\"tree-node") == 0);
+}
+
+TEST_CASE("every algorithm's picture is well nested and draws each transfer once, by its operation", "[svg]") {
+  for (const AlgorithmEntry& a : algorithm_table()) {
+    if (!a.supports(Collective::allreduce)) continue;
+    ScheduleRequest request;
+    request.ranks = 8;
+    request.bytes = 1024;
+    request.ranks_per_node = 4;
+    const Schedule s = generate_schedule(a.name, request);
+    const std::string svg = schedule_svg(s);
+    INFO(a.name);
+    CHECK(nesting_problem(svg).empty());
+    CHECK(count(svg, "class=\"rank-row\"") == 8);
+    CHECK(count(svg, "class=\"transfer ") == s.size());
+    CHECK(count(svg, "class=\"transfer reduce\"") == count_op(s, Op::reduce, false));
+    CHECK(count(svg, "class=\"transfer copy\"") == count_op(s, Op::copy, false));
+    CHECK(count(svg, "class=\"transfer reduce local\"") == count_op(s, Op::reduce, true));
+  }
+}
+
+TEST_CASE("two-tree draws both trees, and no rank is interior in both", "[svg]") {
+  const Schedule s = generate("two-tree", 8, 64, 1);
+  const std::string svg = schedule_svg(s);
+  CHECK(nesting_problem(svg).empty());
+  CHECK(count(svg, "class=\"tree\"") == 2);
+  CHECK(count(svg, "class=\"tree-node ") == 16);
+  const auto trees = teaching_trees(s);
+  REQUIRE(trees.size() == 2);
+  // Each tree's interior ranks are the other's leaves: 4 + 4 interior nodes, 4 + 4 leaves.
+  CHECK(count(svg, "class=\"tree-node interior\"") == interior_ranks(trees[0]).size() + interior_ranks(trees[1]).size());
+  CHECK(count(svg, "class=\"tree-node interior\"") == 8);
+  CHECK(count(svg, "class=\"tree-edge\"") == 14);  // P - 1 edges per tree
+  CHECK(svg.find("interior in both trees: none") != std::string::npos);
+}
+
+TEST_CASE("the binary tree draws one tree with P - 1 edges", "[svg]") {
+  const std::string svg = schedule_svg(generate("tree", 6, 48, 1));
+  CHECK(nesting_problem(svg).empty());
+  CHECK(count(svg, "class=\"tree\"") == 1);
+  CHECK(count(svg, "class=\"tree-node ") == 6);
+  CHECK(count(svg, "class=\"tree-edge\"") == 5);
+}
+
+TEST_CASE("a schedule too large to read is refused with a message", "[svg]") {
+  CHECK_THROWS_AS(schedule_svg(generate("ring", 65, 65 * 4)), Error);
+}

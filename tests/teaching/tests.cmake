@@ -1,0 +1,41 @@
+# tests/teaching/tests.cmake — the teaching part: `explain --svg` output parsed as XML, the
+# Python module's smoke test, the notebooks' command-line fallback, and every notebook run
+# top to bottom with nbconvert. What needs Python, pybind11 or Jupyter says so when skipped.
+set(TEACHING_DIR ${CMAKE_CURRENT_SOURCE_DIR}/teaching)
+add_test(NAME "teaching: explain --svg writes well-formed SVG with an arrow per transfer"
+         COMMAND bash ${TEACHING_DIR}/svg_wellformed.sh $<TARGET_FILE:collsim> ${COLLSIM_PYTHON})
+
+set(TEACHING_ENV PYTHONPATH=${PROJECT_BINARY_DIR}/python:${PROJECT_SOURCE_DIR}/notebooks
+                 COLLSIM_BIN=$<TARGET_FILE:collsim> COLLSIM_ROOT=${PROJECT_SOURCE_DIR})
+execute_process(COMMAND ${COLLSIM_PYTHON} -c "import pandas" RESULT_VARIABLE no_pandas OUTPUT_QUIET ERROR_QUIET)
+if(no_pandas)
+  add_test(NAME "teaching: notebook helper: SKIPPED (python3-pandas not found)"
+           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: pandas missing for ${COLLSIM_PYTHON}")
+else()
+  add_test(NAME "teaching: notebook helper falls back to the command line with the same data"
+           COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_helper.py)
+endif()
+
+if(NOT COLLSIM_PYTHON_MODULE)
+  add_test(NAME "teaching: Python module and notebooks: SKIPPED (module not built: pybind11-dev)"
+           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: the collsim Python module is off (see the configure output)")
+  return()
+endif()
+add_test(NAME "teaching: python module builds, checks, explains and predicts as the command line"
+         COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_module.py)
+
+execute_process(COMMAND ${COLLSIM_PYTHON} -c "import nbconvert, ipykernel, matplotlib, pandas"
+                RESULT_VARIABLE no_jupyter OUTPUT_QUIET ERROR_QUIET)
+if(no_jupyter)
+  add_test(NAME "notebooks: SKIPPED (jupyter-nbconvert, python3-ipykernel, matplotlib or pandas not found)"
+           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: notebooks need jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas")
+  return()
+endif()
+file(GLOB notebooks CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/notebooks/*.ipynb)
+foreach(notebook ${notebooks})
+  get_filename_component(name ${notebook} NAME_WE)
+  add_test(NAME "notebooks: ${name} runs top to bottom"
+           COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} -m nbconvert --to notebook --execute
+                   --ExecutePreprocessor.timeout=300 --output-dir ${PROJECT_BINARY_DIR}/notebooks ${notebook})
+  set_tests_properties("notebooks: ${name} runs top to bottom" PROPERTIES TIMEOUT 600)
+endforeach()

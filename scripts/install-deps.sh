@@ -4,6 +4,7 @@
 set -euo pipefail
 
 # libsimgrid-dev: the simgrid engine and its cross-validation tests (optional for the build).
+# openmpi-bin, libopenmpi-dev: `collsim run --backend mpi` and its tests (optional for the build).
 # pybind11-dev .. python3-nbformat: the Python module and the notebooks that `make test` runs
 # (Debian's /usr/bin/python3); librsvg2-bin, libxml2-utils: render and validate the SVG pictures.
 packages=(cmake ninja-build g++ make pkg-config

@@ -7,6 +7,7 @@
 
 #include "collectives/error.hpp"
 #include "sim/cli/options.hpp"
+#include "validate/cli/commands.hpp"
 
 namespace {
 
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   collsim::cli::add_explain_command(app);
   collsim::cli::add_schedule_commands(app);
   collsim::cli::add_topo_command(app);
+  collsim::cli::add_run_command(app);        // validate/: real execution
+  collsim::cli::add_calibrate_command(app);
+  collsim::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -72,6 +72,15 @@ printf 'name: f\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 
 expect "needs a cluster with a topology" predict --config "$tmp/flat.yaml" --placement random
 expect "nothing to draw"              topo "$tmp/flat.yaml"
 
+# Real execution (validate/): checked before any process starts, or by the worker.
+expect "unknown backend 'tcp'"        run --backend tcp --ranks 2
+expect "--ranks"                      run --backend mpi --ranks 0
+expect "not a whole number of 4-byte float" run --backend mpi --ranks 2 --algo ring --bytes 6
+expect "does not implement reduce-scatter" run --backend mpi --ranks 2 --algo two-tree --collective reduce-scatter
+expect "--ranks"                      calibrate --backend mpi --ranks 1
+# cuda: without a GPU worker built, or without a device, one line either way
+expect "cuda"                         run --backend cuda --ranks 2 --algo ring --bytes 4K
+
 # The simgrid engine exists only in builds with SimGrid: the unknown-engine error lists what is built.
 if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then
   printf 'name: e\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology: {kind: xgft, m: [4, 4], w: [1, 2], link: e}\nrouting: ecmp\ngamma_s_per_byte: 0\n' > "$tmp/ecmp.yaml"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/validate/mpi_run.sh COLLSIM RANKS — `collsim run --backend mpi` executes every
+# algorithm of a collective on RANKS real MPI processes: each must finish and report one row
+# per algorithm and size, every result verified and every time positive. At P = 4 also
+# hierarchical-ring (2 ranks per node); at P = 3 the other collectives.
+set -u
+collsim=$1
+ranks=$2
+failed=0
+
+# The algorithms `collsim algorithms` lists for a collective (hierarchical-ring needs nodes).
+algorithms_of() {
+  "$collsim" algorithms | awk -v c="$1" '/^[a-z]/ {name = $1} /collectives:/ && $0 ~ (" " c "(,|;|$)") {print name}' |
+    grep -v hierarchical-ring | grep -c .
+}
+
+# check_run ROWS "<what>" args...: exit 0, ROWS CSV rows, all verified with positive times.
+check_run() {
+  local want=$1 what=$2
+  shift 2
+  local out rc rows bad
+  out=$(timeout 120 "$collsim" run --backend mpi --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>&1)
+  rc=$?
+  rows=$(printf '%s\n' "$out" | tail -n +2 | grep -c .)
+  bad=$(printf '%s\n' "$out" | tail -n +2 | awk -F, '$14 != 1 || $10 <= 0' | grep -c .)
+  if [ "$rc" -ne 0 ] || [ "$rows" -ne "$want" ] || [ "$bad" -ne 0 ]; then
+    echo "FAIL ($what): exit $rc, $rows rows (wanted $want), $bad unverified or non-positive:"
+    echo "$out"
+    failed=$((failed + 1))
+  fi
+}
+
+# allreduce: 3 sizes (one element; sizes not multiples of P or 13), plus MPI_Allreduce per size
+n=$(algorithms_of allreduce)
+[ "$n" -ge 7 ] || { echo "FAIL: only $n allreduce algorithms listed"; exit 1; }
+check_run $(( (n + 1) * 3 )) "allreduce, every algorithm" --algo all --bytes 4,1028,64K
+if [ "$ranks" -eq 4 ]; then
+  check_run 2 "hierarchical-ring" --algo hierarchical-ring --ranks-per-node 2 --bytes 4K,64K --no-reference
+fi
+if [ "$ranks" -eq 3 ]; then
+  for c in reduce-scatter allgather broadcast reduce; do
+    check_run $(( $(algorithms_of "$c") * 2 )) "$c" --collective "$c" --bytes 4K,1028
+  done
+fi
+[ "$failed" -eq 0 ] && echo "mpi run on $ranks ranks: every result verified"
+exit "$failed"

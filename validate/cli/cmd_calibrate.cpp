@@ -1,0 +1,63 @@
+// validate/cli/cmd_calibrate.cpp — `collsim calibrate`: microbenchmarks on a backend, fitted
+// to alpha, beta, gamma and a shared capacity, written as a cluster YAML (configs/README.md)
+// that `collsim predict --config` loads.
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+#include "topologies/cluster_config.hpp"
+#include "validate/cli/commands.hpp"
+#include "validate/execution_runs.hpp"
+#include "validate/report.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct CalibrateOptions {
+  CalibrationJob job;
+  std::string max_bytes = "64M", output;
+  double timeout_s = 300;
+};
+
+void run(CalibrateOptions o) {
+  o.job.max_bytes = parse_size(o.max_bytes);
+  const Calibration c = fit_calibration(measure_calibration(o.job, o.timeout_s));
+  const std::string name = platform_name(describe_machine(c.samples.library), o.job.backend);
+  const std::string yaml = calibrated_config_yaml(c, name, o.job.ranks);
+  parse_cluster_config(yaml, "calibrated config");  // what we write must load
+  if (o.output.empty()) {
+    fmt::print("{}", yaml);
+    return;
+  }
+  std::ofstream file(o.output);
+  file << yaml;
+  if (!file) throw Error("cannot write " + o.output);
+  fmt::print("collsim calibrate: alpha {}, bandwidth {:.3f} GB/s (rms residual {:.1f}%), gamma {:.3g} s/B, shared {:.3f} GB/s "
+             "-> {}\n",
+             format_seconds(c.link.intercept), 1e-9 / c.link.slope, 100 * c.link.rms_relative_residual, c.gamma_s_per_byte,
+             c.shared_Bps * 1e-9, o.output);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CalibrateOptions& o = *options;
+  CLI::App* cmd = app.add_subcommand("calibrate", "Measure alpha, beta, gamma and shared capacity; write a cluster YAML");
+  cmd->add_option("--backend", o.job.backend, "mpi")->required();
+  cmd->add_option("-p,--ranks", o.job.ranks, "Ranks (pairs for the concurrent test)")
+      ->capture_default_str()
+      ->check(CLI::Range(Rank(2), Rank(4096)));
+  cmd->add_option("--max-bytes", o.max_bytes, "Largest ping-pong message (1 B .. this)")->capture_default_str();
+  cmd->add_option("--seconds-per-point", o.job.seconds_per_point, "Time spent on each size")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", o.output, "Write the YAML here (default: standard output)");
+  cmd->add_option("--timeout", o.timeout_s, "Seconds before a hung rank ends the run")->capture_default_str();
+  cmd->callback([options] { run(*options); });
+}
+
+}  // namespace collsim::cli

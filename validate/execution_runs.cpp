@@ -1,0 +1,40 @@
+// validate/execution_runs.cpp — jobs to workers and back.
+#include "validate/execution_runs.hpp"
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+#include "validate/launcher.hpp"
+
+namespace collsim {
+
+void check_job(const ExecutionJob& job) {
+  check_backend(job.backend);
+  if (job.request.ranks < 1) throw Error("--ranks must be at least 1");
+  if (job.request.sizes.empty()) throw Error("no sizes to run");
+  // Generates and checks every schedule once here, so bad requests fail before launching.
+  for (const std::string& algorithm : expand_algorithms(job.request))
+    for (std::uint64_t bytes : job.request.sizes) executed_schedule(job.request, algorithm, bytes);
+}
+
+std::vector<Measurement> execute(const ExecutionJob& job, double timeout_s) {
+  check_job(job);
+  nlohmann::json request = to_json(job);
+  request["mode"] = "run";
+  const nlohmann::json answer = launch_worker({job.backend, job.request.ranks, request, timeout_s});
+  std::vector<Measurement> measurements;
+  for (const nlohmann::json& m : answer.at("measurements")) measurements.push_back(measurement_from_json(m));
+  return measurements;
+}
+
+CalibrationSamples measure_calibration(const CalibrationJob& job, double timeout_s) {
+  check_backend(job.backend);
+  if (job.backend != "mpi") throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi)", job.backend));
+  if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
+  if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
+  const nlohmann::json request{{"mode", "calibrate"}, {"max_bytes", job.max_bytes}, {"seconds_per_point", job.seconds_per_point}};
+  const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, timeout_s});
+  return calibration_samples_from_json(answer.at("calibration"));
+}
+
+}  // namespace collsim

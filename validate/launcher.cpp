@@ -1,0 +1,159 @@
+// validate/launcher.cpp — worker processes with a deadline (see the header).
+#include "validate/launcher.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+
+namespace collsim {
+namespace fs = std::filesystem;
+
+namespace {
+
+#ifndef COLLSIM_MPIEXEC
+#define COLLSIM_MPIEXEC "mpirun"
+#endif
+
+struct TempDir {
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "collsim-run-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw Error("cannot create a temporary folder");
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  fs::path path;
+};
+
+fs::path worker_binary(const std::string& backend) {
+  const std::string name = backend == "mpi" ? "collsim-mpi-worker" : "collsim-gpu-worker";
+  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / name;
+  if (fs::exists(path)) return path;
+  const char* why = backend == "mpi" ? "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"
+                                     : "collsim was configured without the CUDA toolkit (/usr/local/cuda/bin/nvcc)";
+  throw Error(fmt::format("backend '{}' is not built: {}", backend, why));
+}
+
+std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& job, const fs::path& out) {
+  const std::vector<std::string> program{worker_binary(r.backend).string(), job.string(), out.string()};
+  // cuda and nccl drive every rank from one process; mpi and mpi+cuda use one process per rank.
+  if (r.backend == "cuda" || r.backend == "nccl") return program;
+  return mpirun_command(r.ranks, program);
+}
+
+// Child: own process group (so a deadline can end it and everything it started), output
+// to the log file.
+[[noreturn]] void exec_child(const std::vector<std::string>& command, const fs::path& log) {
+  setpgid(0, 0);
+  std::FILE* file = std::fopen(log.c_str(), "w");
+  if (file) {
+    dup2(fileno(file), STDOUT_FILENO);
+    dup2(fileno(file), STDERR_FILENO);
+  }
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::fprintf(stderr, "collsim-launcher: error: cannot start %s\n", argv[0]);
+  _exit(127);
+}
+
+// Terminates the group politely (mpirun then ends its ranks), then for good.
+void end_group(pid_t pid) {
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 300; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, WNOHANG);
+}
+
+// Waits for the child; returns its wait status, or nothing past the deadline.
+std::optional<int> wait_until(pid_t pid, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return status;
+}
+
+// The worker's own error line if it wrote one, else the launcher's view of the failure.
+std::string failure_message(const fs::path& log, int status) {
+  std::ifstream file(log);
+  std::string line, exit_line;
+  while (std::getline(file, line)) {
+    for (const char* prefix : {"collsim-mpi-worker: error: ", "collsim-gpu-worker: error: ", "collsim-launcher: error: "}) {
+      const std::size_t at = line.find(prefix);
+      if (at != std::string::npos) return line.substr(at + std::string_view(prefix).size());
+    }
+    if (exit_line.empty() && (line.find("exited") != std::string::npos || line.find("signal") != std::string::npos))
+      exit_line = line.substr(0, line.find(", thus"));
+  }
+  const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+                                              : fmt::format("exit status {}", WEXITSTATUS(status));
+  return fmt::format("a rank died: the workers ended with {}{}", how, exit_line.empty() ? "" : ": " + exit_line);
+}
+
+}  // namespace
+
+const std::vector<std::string>& backend_names() {
+  static const std::vector<std::string> names{"mpi", "cuda", "mpi+cuda", "nccl"};
+  return names;
+}
+
+void check_backend(const std::string& backend) {
+  for (const std::string& b : backend_names())
+    if (b == backend) return;
+  throw Error(fmt::format("unknown backend '{}' (expected one of: {})", backend, fmt::join(backend_names(), ", ")));
+}
+
+std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program) {
+  std::vector<std::string> command{COLLSIM_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none",
+                                   // shared memory and loopback only: no network needed, none probed
+                                   "--mca", "btl", "self,vader", "--mca", "pml", "ob1"};
+  if (geteuid() == 0) command.push_back("--allow-run-as-root");
+  if (ranks > std::max(1u, std::thread::hardware_concurrency())) command.push_back("--oversubscribe");
+  command.insert(command.end(), program.begin(), program.end());
+  return command;
+}
+
+nlohmann::json launch_worker(const LaunchRequest& request) {
+  check_backend(request.backend);
+  if (request.ranks < 1) throw Error("--ranks must be at least 1");
+  TempDir dir;
+  const fs::path job = dir.path / "job.json", out = dir.path / "out.json", log = dir.path / "log.txt";
+  std::ofstream(job) << request.job.dump() << '\n';
+  const std::vector<std::string> command = worker_command(request, job, out);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw Error("cannot fork the worker");
+  if (pid == 0) exec_child(command, log);
+  const std::optional<int> status = wait_until(pid, request.timeout_s);
+  if (!status) {
+    end_group(pid);
+    throw Error(fmt::format("{} did not finish within {:g} s: a rank hung or died (--timeout sets the limit)",
+                            request.backend, request.timeout_s));
+  }
+  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status));
+  std::ifstream answer(out);
+  if (!answer) throw Error(fmt::format("{} workers ended without writing their results", request.backend));
+  return nlohmann::json::parse(answer);
+}
+
+}  // namespace collsim

@@ -1,0 +1,51 @@
+// validate/measurement.hpp — what an execution reports: per algorithm and size, the time of
+// every timed iteration (the slowest rank's, after a barrier), summarized as min / median /
+// max with nccl-tests algbw and busbw (DESIGN.md section 3); and the job a worker process
+// is given. Both travel between collsim and its workers as JSON files. Pure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "validate/execution_plan.hpp"
+
+namespace collsim {
+
+struct Measurement {
+  Collective collective = Collective::allreduce;
+  std::string algorithm;   // a schedule's, or the library's own (MPI_Allreduce, ncclAllReduce)
+  std::string backend;
+  Rank ranks = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t segments = 1;
+  std::size_t transfers = 0;     // 0 for a library reference
+  std::vector<double> times_s;   // per timed iteration
+  bool verified = false;         // every iteration, warm-up included, matched the reference
+
+  double min_s() const;
+  double median_s() const;
+  double max_s() const;
+  double algbw_GBps() const;  // bytes / median
+  double busbw_GBps() const;
+};
+
+double median_of(std::vector<double> values);
+double percentile_of(std::vector<double> values, double fraction);  // nearest rank
+
+struct ExecutionJob {
+  ExecutionRequest request;
+  std::string backend = "mpi";
+  std::uint32_t iterations = 10;
+  std::uint32_t warmup = 2;
+  bool reference = true;  // also time the library's collective (allreduce)
+};
+
+nlohmann::json to_json(const Measurement& m);
+Measurement measurement_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const ExecutionJob& job);
+ExecutionJob job_from_json(const nlohmann::json& j);
+
+}  // namespace collsim

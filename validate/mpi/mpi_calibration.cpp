@@ -1,0 +1,136 @@
+// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop.
+#include "validate/mpi/mpi_calibration.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "collectives/error.hpp"
+#include "validate/measurement.hpp"
+#include "validate/rank_execution.hpp"
+
+namespace collsim {
+namespace {
+
+constexpr int kRounds = 5;  // each point: the median of this many rounds
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+std::vector<std::uint64_t> sweep(std::uint64_t first, std::uint64_t max_bytes) {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t b = first; b < max_bytes; b *= 4) sizes.push_back(b);
+  sizes.push_back(max_bytes);
+  return sizes;
+}
+
+// Ranks 0 and 1 bounce `bytes` back and forth `reps` times; returns the one-way time.
+double ping_pong_once(std::vector<char>& buffer, std::uint64_t bytes, int reps) {
+  const int me = world_rank(), count = int(bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  for (int i = 0; i < reps && me < 2; ++i) {
+    if (me == 0) {
+      MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  double one_way = (MPI_Wtime() - start) / (2.0 * reps);
+  MPI_Bcast(&one_way, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return one_way;
+}
+
+// Repetitions so one round takes about `seconds`, agreed by every rank.
+int repetitions_for(double one_estimate, double seconds) {
+  return std::clamp(int(seconds / std::max(one_estimate, 1e-9)), 1, 2000);
+}
+
+std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
+  std::vector<SizeTime> points;
+  std::vector<char> buffer(plan.max_bytes, 1);
+  for (std::uint64_t bytes : sweep(1, plan.max_bytes)) {
+    const int reps = repetitions_for(2 * ping_pong_once(buffer, bytes, 1), plan.seconds_per_point / kRounds);
+    std::vector<double> rounds;
+    for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffer, bytes, reps));
+    points.push_back({bytes, median_of(rounds)});
+  }
+  return points;
+}
+
+// Ranks [0, 2 pairs) exchange `bytes` with their partner (rank ^ 1), both ways at once:
+// 2 x pairs flows. Returns the time until the last rank finished.
+double exchange_once(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, int pairs) {
+  const int me = world_rank();
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  if (me < 2 * pairs) {
+    MPI_Request requests[2];
+    MPI_Irecv(in.data(), int(bytes), MPI_BYTE, me ^ 1, 1, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out.data(), int(bytes), MPI_BYTE, me ^ 1, 1, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+  }
+  double elapsed = MPI_Wtime() - start;
+  MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return elapsed;
+}
+
+std::vector<ConcurrentSample> measure_concurrent(const CalibrationPlan& plan) {
+  const std::uint64_t bytes = std::min<std::uint64_t>(plan.max_bytes, 16ull << 20);
+  std::vector<char> out(bytes, 2), in(bytes);
+  std::vector<ConcurrentSample> samples;
+  for (int pairs = 1; 2 * pairs <= world_size(); pairs *= 2) {
+    exchange_once(out, in, bytes, pairs);  // warm-up
+    std::vector<double> rounds;
+    for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_once(out, in, bytes, pairs));
+    samples.push_back({std::uint32_t(2 * pairs), bytes, median_of(rounds)});
+  }
+  return samples;
+}
+
+std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
+  std::vector<SizeTime> points;
+  if (world_rank() != 0) return points;
+  const std::uint64_t max_elements = std::max<std::uint64_t>(plan.max_bytes / sizeof(float), 1024);
+  std::vector<float> dst(max_elements, 1.0f), src(max_elements, 2.0f);
+  for (std::uint64_t bytes : sweep(4096, max_elements * sizeof(float))) {
+    const std::uint64_t n = bytes / sizeof(float);
+    const double start = MPI_Wtime();
+    reduce_sum(dst.data(), src.data(), n);
+    const int reps = repetitions_for(MPI_Wtime() - start, plan.seconds_per_point / kRounds);
+    std::vector<double> rounds;
+    for (int r = 0; r < kRounds; ++r) {
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < reps; ++i) reduce_sum(dst.data(), src.data(), n);
+      rounds.push_back((MPI_Wtime() - t0) / reps);
+    }
+    points.push_back({n * sizeof(float), median_of(rounds)});
+  }
+  return points;
+}
+
+}  // namespace
+
+CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
+  if (world_size() < 2) throw Error("calibration needs at least 2 ranks");
+  if (plan.max_bytes > std::uint64_t(std::numeric_limits<int>::max())) throw Error("--max-bytes must be below 2G");
+  CalibrationSamples s;
+  s.ping_pong = measure_ping_pong(plan);
+  s.concurrent = measure_concurrent(plan);
+  s.reduction = measure_reduction(plan);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return s;
+}
+
+}  // namespace collsim

@@ -1,0 +1,19 @@
+// validate/mpi/mpi_calibration.hpp — the microbenchmarks behind `collsim calibrate --backend
+// mpi`, collective over MPI_COMM_WORLD (at least 2 ranks): ping-pong between ranks 0 and 1,
+// concurrent pairwise exchanges among 2, 4, ... ranks, and the reduction loop on rank 0.
+// Touches host buffers and MPI_COMM_WORLD.
+#pragma once
+
+#include "validate/calibration.hpp"
+
+namespace collsim {
+
+struct CalibrationPlan {
+  std::uint64_t max_bytes = 64ull << 20;
+  double seconds_per_point = 0.05;  // repetitions are chosen to take about this long
+};
+
+// Complete on rank 0.
+CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan);
+
+}  // namespace collsim

@@ -1,0 +1,94 @@
+// validate/mpi/worker_main.cpp — collsim-mpi-worker JOB.json OUT.json: one MPI process per
+// rank, started by `collsim run|calibrate|validate --backend mpi` through mpirun (see
+// validate/launcher.hpp). JOB says what to do ("mode": "run" or "calibrate"); rank 0 writes
+// the measurements to OUT. An error is one line "collsim-mpi-worker: error: ..." on stderr
+// and exit status 2; the launcher turns it into collsim's one-line error.
+// Fault injection for the tests (hidden): COLLSIM_FAULT=rank-exit | rank-hang |
+// corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "collectives/error.hpp"
+#include "validate/mpi/mpi_calibration.hpp"
+#include "validate/mpi/mpi_executor.hpp"
+
+namespace {
+
+using namespace collsim;
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string line(text, std::size_t(length));
+  line = line.substr(0, line.find_first_of("\r\n,"));
+  return line;
+}
+
+// Applies COLLSIM_FAULT on the rank it targets; returns the faults the executor should apply.
+Faults inject_faults() {
+  const char* fault = std::getenv("COLLSIM_FAULT");
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (!fault || world_rank() != std::min(1, size - 1)) return {};
+  const std::string what = fault;
+  if (what == "rank-exit") _exit(3);  // dies without MPI_Finalize, as a crashed rank would
+  if (what == "rank-hang")
+    for (;;) pause();
+  if (what == "corrupt-reduction") return {.corrupt_first_reduction = true};
+  throw Error("unknown COLLSIM_FAULT '" + what + "'");
+}
+
+void write_output(const std::string& path, const nlohmann::json& out) {
+  if (world_rank() != 0) return;
+  std::ofstream file(path);
+  file << out.dump() << '\n';
+  if (!file) throw Error("cannot write " + path);
+}
+
+void work(const std::string& job_path, const std::string& out_path) {
+  std::ifstream file(job_path);
+  const nlohmann::json job = nlohmann::json::parse(file);
+  const Faults faults = inject_faults();
+  nlohmann::json out;
+  if (job.at("mode") == "calibrate") {
+    CalibrationPlan plan{job.at("max_bytes").get<std::uint64_t>(), job.at("seconds_per_point").get<double>()};
+    CalibrationSamples samples = measure_mpi_calibration(plan);
+    samples.library = library_version();
+    out["calibration"] = to_json(samples);
+  } else {
+    out["measurements"] = nlohmann::json::array();
+    for (const Measurement& m : run_mpi_job(job_from_json(job), faults)) out["measurements"].push_back(to_json(m));
+  }
+  write_output(out_path, out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  try {
+    if (argc != 3) throw Error("usage: collsim-mpi-worker JOB.json OUT.json (started by collsim)");
+    work(argv[1], argv[2]);
+  } catch (const AgreedFailure&) {
+    status = 2;  // every rank agreed; the rank that found it has printed the error
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "collsim-mpi-worker: error: %s\n", e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return status;
+}

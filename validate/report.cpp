@@ -1,0 +1,167 @@
+// validate/report.cpp — results.csv, results.md, plot.svg and machine.md.
+#include "validate/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+#include "validate/measurement.hpp"
+
+namespace collsim {
+namespace {
+
+// The value of "key<sep>value" on the first line of `path` that starts with key.
+std::string field_of(const char* path, const std::string& key, char sep) {
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    std::string value = line.substr(line.find(sep) + 1);
+    value.erase(0, value.find_first_not_of(" \t\""));
+    while (!value.empty() && (value.back() == '"' || value.back() == ' ')) value.pop_back();
+    return value;
+  }
+  return "unknown";
+}
+
+std::string slug(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += char(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  for (const std::string noise : {"-r-", "-tm-"})
+    for (std::size_t at; (at = out.find(noise)) != std::string::npos;) out.replace(at, noise.size(), "-");
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string cuda_version() {
+#ifdef COLLSIM_CUDA_VERSION
+  return "CUDA toolkit " COLLSIM_CUDA_VERSION " (nvcc), no GPU used by this backend";
+#else
+  return "none";
+#endif
+}
+
+}  // namespace
+
+ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
+  std::vector<double> errors;
+  for (const ValidationRow& r : rows) errors.push_back(std::abs(r.error_pct()));
+  return {rows.size(), median_of(errors), percentile_of(errors, 0.9)};
+}
+
+MachineInfo describe_machine(const std::string& library) {
+  MachineInfo m;
+  m.cpu = field_of("/proc/cpuinfo", "model name", ':');
+  m.os = field_of("/etc/os-release", "PRETTY_NAME", '=');
+  const std::string kib = field_of("/proc/meminfo", "MemTotal", ':');
+  m.memory_GiB = std::atof(kib.c_str()) / (1024.0 * 1024.0);
+  m.cores = std::thread::hardware_concurrency();
+  m.library = library;
+  m.compiler = fmt::format("{} (C++20, Release)", __VERSION__);
+  m.cuda = cuda_version();
+  return m;
+}
+
+std::string platform_name(const MachineInfo& machine, const std::string& backend) {
+  return fmt::format("cpu-{}-{}-{}core", slug(backend), slug(machine.cpu), machine.cores);
+}
+
+std::string results_csv(const std::vector<ValidationRow>& rows) {
+  std::string out = "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n";
+  for (const ValidationRow& r : rows)
+    out += fmt::format("{},{},{},{:.6e},{:.6e},{:.2f}\n", r.algorithm, r.ranks, r.bytes, r.predicted_s, r.measured_median_s,
+                       r.error_pct());
+  return out;
+}
+
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble) {
+  const ValidationSummary s = summarize(rows);
+  std::string out = preamble;
+  out += fmt::format("\n## Summary\n\n{} cases: median |error| **{:.1f}%**, p90 |error| **{:.1f}%** "
+                     "(error = (predicted - measured) / measured).\n\n",
+                     s.rows, s.median_abs_error_pct, s.p90_abs_error_pct);
+  out += "| algorithm | ranks | size | predicted | measured (median) | error |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const ValidationRow& r : rows)
+    out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |\n", r.algorithm, r.ranks, format_size(r.bytes),
+                       format_seconds(r.predicted_s), format_seconds(r.measured_median_s), r.error_pct());
+  return out;
+}
+
+std::string machine_markdown(const MachineInfo& m) {
+  return fmt::format(
+      "# Machine\n\n| | |\n|---|---|\n| CPU | {} |\n| cores | {} |\n| memory | {:.0f} GiB |\n| OS | {} |\n"
+      "| MPI | {} |\n| compiler | {} |\n| CUDA | {} |\n",
+      m.cpu, m.cores, m.memory_GiB, m.os, m.library, m.compiler, m.cuda);
+}
+
+namespace {
+
+struct Axis {  // log10 axis mapped onto [from, to] pixels
+  double lo, hi, from, to;
+  double at(double v) const { return from + (std::log10(v) - lo) / (hi - lo) * (to - from); }
+};
+
+const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"};
+
+std::string svg_marker(double x, double y, Rank ranks, const char* color, const std::string& tip) {
+  if (ranks % 2 == 1 || ranks <= 2)
+    return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>\n", x, y, color, tip);
+  return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"8\" height=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\">"
+                     "<title>{}</title></rect>\n",
+                     x - 4, y - 4, color, tip);
+}
+
+}  // namespace
+
+std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title) {
+  double lo = 1e9, hi = -1e9;
+  for (const ValidationRow& r : rows)
+    for (double v : {r.predicted_s, r.measured_median_s}) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
+  if (rows.empty()) lo = -6, hi = -3;
+  const Axis x{lo, hi, 80, 520}, y{lo, hi, 520, 80};
+  std::map<std::string, const char*> color;
+  for (const ValidationRow& r : rows)
+    if (!color.contains(r.algorithm)) color[r.algorithm] = kColors[color.size() % std::size(kColors)];
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"600\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"760\" height=\"600\" fill=\"white\"/>\n";
+  s += fmt::format("<text x=\"300\" y=\"40\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n", title);
+  for (double d = lo; d <= hi; d += 1) {  // decades: grid and labels
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"80\" x2=\"{0:.1f}\" y2=\"520\" stroke=\"#ddd\"/>\n", x.at(std::pow(10, d)));
+    s += fmt::format("<line x1=\"80\" y1=\"{0:.1f}\" x2=\"520\" y2=\"{0:.1f}\" stroke=\"#ddd\"/>\n", y.at(std::pow(10, d)));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"540\" text-anchor=\"middle\">{}</text>\n", x.at(std::pow(10, d)), format_seconds(std::pow(10, d)));
+    s += fmt::format("<text x=\"74\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", y.at(std::pow(10, d)) + 4, format_seconds(std::pow(10, d)));
+  }
+  s += "<line x1=\"80\" y1=\"520\" x2=\"520\" y2=\"80\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n";
+  s += "<text x=\"300\" y=\"570\" text-anchor=\"middle\">predicted (flow engine, calibrated config)</text>\n";
+  s += "<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">measured median</text>\n";
+  for (const ValidationRow& r : rows)
+    s += svg_marker(x.at(r.predicted_s), y.at(r.measured_median_s), r.ranks, color[r.algorithm],
+                    fmt::format("{} P={} {}: {:+.1f}%", r.algorithm, r.ranks, format_size(r.bytes), r.error_pct()));
+  double ly = 90;
+  for (const auto& [name, c] : color) {
+    s += fmt::format("<circle cx=\"545\" cy=\"{:.0f}\" r=\"4\" fill=\"{}\"/><text x=\"555\" y=\"{:.0f}\">{}</text>\n", ly, c, ly + 4, name);
+    ly += 18;
+  }
+  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">filled circle: P = 2 or odd</text>\n", ly + 10);
+  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">open square: even P &gt; 2</text>\n", ly + 28);
+  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">dashed: predicted = measured</text>\n</svg>\n", ly + 46);
+  return s;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw Error("cannot write " + path.string());
+}
+
+}  // namespace collsim

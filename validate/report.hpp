@@ -1,0 +1,47 @@
+// validate/report.hpp — the validation report: predicted vs measured per algorithm, ranks
+// and size, written to validate/results/<platform>/ as results.csv, results.md (table and
+// summary: median and p90 |error|), plot.svg (log-log, drawn here as plain SVG), machine.md.
+// Touches only the files it is asked to write.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "collectives/schedule.hpp"
+
+namespace collsim {
+
+struct ValidationRow {
+  std::string algorithm;
+  Rank ranks = 0;
+  std::uint64_t bytes = 0;
+  double predicted_s = 0;
+  double measured_median_s = 0;
+  double error_pct() const { return 100.0 * (predicted_s - measured_median_s) / measured_median_s; }
+};
+
+struct ValidationSummary {
+  std::size_t rows = 0;
+  double median_abs_error_pct = 0;
+  double p90_abs_error_pct = 0;
+};
+ValidationSummary summarize(const std::vector<ValidationRow>& rows);
+
+struct MachineInfo {
+  std::string cpu, os, library, compiler, cuda;
+  unsigned cores = 0;
+  double memory_GiB = 0;
+};
+MachineInfo describe_machine(const std::string& library);
+// "cpu-mpi-intel-xeon-processor-2core": from the machine, never the host name.
+std::string platform_name(const MachineInfo& machine, const std::string& backend);
+
+std::string results_csv(const std::vector<ValidationRow>& rows);
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble);
+std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title);
+std::string machine_markdown(const MachineInfo& machine);
+
+void write_text(const std::filesystem::path& path, const std::string& text);  // throws Error
+
+}  // namespace collsim

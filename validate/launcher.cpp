@@ -43,7 +43,7 @@ fs::path worker_binary(const std::string& backend) {
   const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / name;
   if (fs::exists(path)) return path;
   const char* why = backend == "mpi" ? "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"
-                                     : "collsim was configured without the CUDA toolkit (/usr/local/cuda/bin/nvcc)";
+                                     : "the GPU executor (collsim-gpu-worker) is not written yet";
   throw Error(fmt::format("backend '{}' is not built: {}", backend, why));
 }
 

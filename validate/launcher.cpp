@@ -43,7 +43,12 @@ fs::path worker_binary(const std::string& backend) {
   const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / name;
   if (fs::exists(path)) return path;
   const char* why = backend == "mpi" ? "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"
-                                     : "the GPU executor (collsim-gpu-worker) is not written yet";
+#ifdef COLLSIM_GPU_WORKER_CONFIGURED
+                                     : "collsim-gpu-worker is missing next to collsim (build the collsim-gpu-worker target)";
+#else
+                                     : "collsim was configured without the CUDA toolkit (needs /usr/local/cuda/bin/nvcc; "
+                                       "see COLLSIM_WITH_CUDA)";
+#endif
   throw Error(fmt::format("backend '{}' is not built: {}", backend, why));
 }
 

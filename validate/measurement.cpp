@@ -90,4 +90,17 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   return job;
 }
 
+Measurement measurement_of(const ExecutionJob& job, const std::string& backend, const std::string& algorithm,
+                           std::uint64_t bytes, const Schedule& schedule) {
+  Measurement m;
+  m.collective = job.request.collective;
+  m.algorithm = algorithm;
+  m.backend = backend;
+  m.ranks = job.request.ranks;
+  m.bytes = bytes;
+  m.segments = schedule.info().segments;
+  m.transfers = schedule.size();
+  return m;
+}
+
 }  // namespace collsim

@@ -43,6 +43,11 @@ struct ExecutionJob {
   bool reference = true;  // also time the library's collective (allreduce)
 };
 
+// A measurement of `schedule` (algorithm, bytes per rank) as `backend` runs it for the job,
+// its times still to come.
+Measurement measurement_of(const ExecutionJob& job, const std::string& backend, const std::string& algorithm,
+                           std::uint64_t bytes, const Schedule& schedule);
+
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const ExecutionJob& job);

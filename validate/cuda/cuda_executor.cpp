@@ -115,14 +115,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
   GpuRanks ranks(job.request.ranks, devices, schedule.info().address_space(), largest_reduced_receive(schedule));
   CudaScheduleRun run(schedule, ranks, corrupt);
-  Measurement m;
-  m.collective = job.request.collective;
-  m.algorithm = algorithm;
-  m.backend = "cuda";
-  m.ranks = job.request.ranks;
-  m.bytes = bytes;
-  m.segments = schedule.info().segments;
-  m.transfers = schedule.size();
+  Measurement m = measurement_of(job, "cuda", algorithm, bytes, schedule);
   m.times_s = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); });
   m.verified = true;
   return m;

@@ -60,14 +60,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   std::vector<float> buffer(program.address_space);
   RankExecution execution(program, buffer, faults);
   MpiTransport transport(MPI_COMM_WORLD);
-  Measurement m;
-  m.collective = job.request.collective;
-  m.algorithm = algorithm;
-  m.backend = "mpi";
-  m.ranks = job.request.ranks;
-  m.bytes = bytes;
-  m.segments = schedule.info().segments;
-  m.transfers = schedule.size();
+  Measurement m = measurement_of(job, "mpi", algorithm, bytes, schedule);
   m.times_s = timed_iterations(job, schedule.info(), buffer, [&] {
     execution.start(transport);
     transport.run_to_completion(execution);

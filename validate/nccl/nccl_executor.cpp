@@ -143,14 +143,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
   NcclScheduleRun run(schedule, comms, corrupt);
   GpuRanks ranks(job.request.ranks, int(job.request.ranks), schedule.info().address_space(), run.staging_elements());
-  Measurement m;
-  m.collective = job.request.collective;
-  m.algorithm = algorithm;
-  m.backend = "nccl";
-  m.ranks = job.request.ranks;
-  m.bytes = bytes;
-  m.segments = schedule.info().segments;
-  m.transfers = schedule.size();
+  Measurement m = measurement_of(job, "nccl", algorithm, bytes, schedule);
   m.times_s = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(ranks); });
   m.verified = true;
   return m;

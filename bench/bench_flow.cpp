@@ -42,11 +42,10 @@ int streamed_ring(const std::string& kind, const ScheduleRequest& r, const Clust
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 4) throw Error(kUsage);
-    const std::string kind = argv[1], algo = argv[2];
-    ScheduleRequest r;
-    r.ranks = Rank(std::stoul(argv[3]));
-    r.bytes = argc > 4 ? parse_size(argv[4]) : (1ull << 30);
+    const bench::Case bench_case = bench::parse_case(argc, argv, 1ull << 30, kUsage);
+    const std::string& kind = bench_case.fabric;
+    const std::string& algo = bench_case.algorithm;
+    const ScheduleRequest& r = bench_case.request;
     const ClusterConfig c = parse_cluster_config(bench::fabric_yaml(kind, r.ranks, kUsage), "bench.yaml");
     if (algo == "ring" && r.ranks >= 8192) return streamed_ring(kind, r, c);
     Schedule s;

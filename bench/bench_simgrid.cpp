@@ -60,11 +60,10 @@ EngineRun run_simgrid_engine(const Schedule& s, const ClusterConfig& c) {
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 4) throw Error(kUsage);
-    const std::string kind = argv[1], algo = argv[2];
-    ScheduleRequest r;
-    r.ranks = Rank(std::stoul(argv[3]));
-    r.bytes = argc > 4 ? parse_size(argv[4]) : (64ull << 20);
+    const bench::Case bench_case = bench::parse_case(argc, argv, 64ull << 20, kUsage);
+    const std::string& kind = bench_case.fabric;
+    const std::string& algo = bench_case.algorithm;
+    const ScheduleRequest& r = bench_case.request;
     const ClusterConfig c = parse_cluster_config(bench::fabric_yaml(kind, r.ranks, kUsage), "bench.yaml");
     const Schedule s = generate_schedule(algo, r);
     const std::string scenario = fmt::format("{} {} {}", kind, algo, format_size(r.bytes));

@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
+#include "collectives/units.hpp"
 #include "collectives/schedule.hpp"
 
 namespace collsim::bench {
@@ -27,6 +29,21 @@ double seconds(F&& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One benchmark case from `BENCH FABRIC ALGO P [BYTES]`: allreduce of BYTES (default
+// `default_bytes`) per rank on P ranks of FABRIC.
+struct Case {
+  std::string fabric, algorithm;
+  ScheduleRequest request;
+};
+
+inline Case parse_case(int argc, char** argv, std::uint64_t default_bytes, const std::string& usage) {
+  if (argc < 4) throw Error(usage);
+  Case c{argv[1], argv[2], {}};
+  c.request.ranks = Rank(std::stoul(argv[3]));
+  c.request.bytes = argc > 4 ? parse_size(argv[4]) : default_bytes;
+  return c;
 }
 
 // The benchmark fabrics as a cluster YAML, linear placement, minimal routing, gamma 1e-11:

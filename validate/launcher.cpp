@@ -38,18 +38,32 @@ struct TempDir {
   fs::path path;
 };
 
-fs::path worker_binary(const std::string& backend) {
-  const std::string name = backend == "mpi" ? "collsim-mpi-worker" : "collsim-gpu-worker";
-  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / name;
-  if (fs::exists(path)) return path;
-  const char* why = backend == "mpi" ? "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"
+// The worker each backend runs, and why it may be missing.
+struct WorkerBinary {
+  const char* name;
+  const char* missing_because;
+};
+
+WorkerBinary worker_of(const std::string& backend) {
 #ifdef COLLSIM_GPU_WORKER_CONFIGURED
-                                     : "collsim-gpu-worker is missing next to collsim (build the collsim-gpu-worker target)";
+  constexpr const char* gpu_missing = "collsim-gpu-worker is missing next to collsim (build the collsim-gpu-worker target)";
 #else
-                                     : "collsim was configured without the CUDA toolkit (needs /usr/local/cuda/bin/nvcc; "
-                                       "see COLLSIM_WITH_CUDA)";
+  constexpr const char* gpu_missing = "collsim was configured without the CUDA toolkit (needs /usr/local/cuda/bin/nvcc; see "
+                                      "COLLSIM_WITH_CUDA)";
 #endif
-  throw Error(fmt::format("backend '{}' is not built: {}", backend, why));
+  if (backend == "mpi")
+    return {"collsim-mpi-worker", "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"};
+  if (backend == "mpi+cuda")
+    return {"collsim-mpi-cuda-worker",
+            "it needs both MPI (libopenmpi-dev) and the CUDA toolkit (/usr/local/cuda/bin/nvcc) at configure time"};
+  return {"collsim-gpu-worker", gpu_missing};
+}
+
+fs::path worker_binary(const std::string& backend) {
+  const WorkerBinary worker = worker_of(backend);
+  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / worker.name;
+  if (fs::exists(path)) return path;
+  throw Error(fmt::format("backend '{}' is not built: {}", backend, worker.missing_because));
 }
 
 std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& job, const fs::path& out) {

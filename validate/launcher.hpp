@@ -1,6 +1,7 @@
 // validate/launcher.hpp — starts a backend's worker and collects its answer: for mpi,
 // `mpirun -np P collsim-mpi-worker JOB OUT` (the worker is a separate binary next to collsim,
-// so collsim itself never links MPI or CUDA); for the GPU backends, collsim-gpu-worker.
+// so collsim itself never links MPI or CUDA); for mpi+cuda the same through
+// collsim-mpi-cuda-worker; for cuda and nccl, collsim-gpu-worker (one process).
 // The job and answer are JSON files in a private temporary folder. Each run has a deadline:
 // past it the whole process group is terminated, so a rank that hangs or dies ends the run
 // with one line, never a hang. Touches: a temporary folder, child processes it starts.

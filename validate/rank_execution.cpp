@@ -9,8 +9,16 @@ void reduce_sum(float* __restrict dst, const float* __restrict src, std::uint64_
   for (std::uint64_t i = 0; i < count; ++i) dst[i] += src[i];
 }
 
+float* HostMemory::allocate(std::uint64_t elements) { return blocks_.emplace_back(elements).data(); }
+
+void HostMemory::copy(float* dst, const float* src, std::uint64_t count) { std::copy_n(src, count, dst); }
+
 RankExecution::RankExecution(const RankProgram& program, std::span<float> buffer, Faults faults)
-    : program_(program), buffer_(buffer), faults_(faults), staging_of_(program.ops.size(), 0) {}
+    : program_(program), buffer_(buffer), own_memory_(std::make_unique<HostMemory>()), memory_(own_memory_.get()),
+      faults_(faults), staging_of_(program.ops.size(), 0) {}
+
+RankExecution::RankExecution(const RankProgram& program, std::span<float> buffer, RankMemory& memory, Faults faults)
+    : program_(program), buffer_(buffer), memory_(&memory), faults_(faults), staging_of_(program.ops.size(), 0) {}
 
 void RankExecution::start(Transport& transport) {
   waiting_for_ = program_.local_dependencies;
@@ -24,7 +32,7 @@ void RankExecution::complete(std::uint32_t op, Transport& transport) {
   const RankOp& rank_op = program_.ops[op];
   if (rank_op.role == Role::receive && rank_op.op == Op::reduce) {
     const std::uint32_t slot = staging_of_[op];
-    reduce_into(rank_op, staging_[slot].data());
+    reduce_into(rank_op, staging_[slot]);
     free_staging_.push_back(slot);
   }
   finish(op);
@@ -46,7 +54,7 @@ void RankExecution::issue(std::uint32_t op, Transport& transport) {
       if (rank_op.op == Op::reduce) {
         reduce_into(rank_op, chunk(rank_op.source).data());
       } else {
-        std::ranges::copy(chunk(rank_op.source), chunk(rank_op.destination).begin());
+        memory_->copy(chunk(rank_op.destination).data(), chunk(rank_op.source).data(), rank_op.source.bytes);
       }
       finish(op);
       return;
@@ -57,7 +65,7 @@ void RankExecution::issue(std::uint32_t op, Transport& transport) {
         return;
       }
       staging_of_[op] = take_staging();
-      transport.post_receive(op, rank_op, std::span(staging_[staging_of_[op]]).first(rank_op.destination.bytes));
+      transport.post_receive(op, rank_op, std::span(staging_[staging_of_[op]], rank_op.destination.bytes));
       return;
   }
 }
@@ -72,9 +80,9 @@ void RankExecution::finish(std::uint32_t op) {
 
 void RankExecution::reduce_into(const RankOp& op, const float* data) {
   std::span<float> into = chunk(op.destination);
-  reduce_sum(into.data(), data, into.size());
+  memory_->reduce(into.data(), data, into.size());
   if (faults_.corrupt_first_reduction && !corrupted_ && !into.empty()) {
-    into[0] += 1.0f;
+    memory_->add_one(into.data());
     corrupted_ = true;
   }
 }
@@ -85,7 +93,7 @@ std::uint32_t RankExecution::take_staging() {
     free_staging_.pop_back();
     return slot;
   }
-  staging_.emplace_back(program_.largest_reduced_receive());
+  staging_.push_back(memory_->allocate(program_.largest_reduced_receive()));
   return static_cast<std::uint32_t>(staging_.size() - 1);
 }
 

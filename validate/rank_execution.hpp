@@ -3,10 +3,13 @@
 // reductions at once, and reduce a received chunk into place when its message completes.
 // The transport (MPI, CUDA, or the in-process loopback of the tests) only moves bytes and
 // reports completions, so the ordering logic is one piece of code, tested without MPI.
+// Where the buffer lives (host memory, or a GPU for mpi+cuda) is the RankMemory's business:
+// it allocates the staging buffers and runs the local copies and reductions.
 // Touches: the rank's buffer and its own staging buffers; nothing global.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <span>
 #include <vector>
@@ -32,9 +35,37 @@ struct Faults {
 // dst[i] += src[i]: a plain loop the compiler vectorizes (gamma is measured on this loop).
 void reduce_sum(float* __restrict dst, const float* __restrict src, std::uint64_t count);
 
+// The memory a rank's buffer lives in. Copies and reductions may be asynchronous (a GPU
+// stream): they then run in the order they were asked for, and the transport orders its
+// own reads and writes of that memory after them (validate/mpi/device_transport.hpp).
+class RankMemory {
+ public:
+  virtual ~RankMemory() = default;
+  // Room for `elements` floats, valid as long as this memory object.
+  virtual float* allocate(std::uint64_t elements) = 0;
+  virtual void copy(float* dst, const float* src, std::uint64_t count) = 0;
+  virtual void reduce(float* dst, const float* src, std::uint64_t count) = 0;  // dst += src
+  virtual void add_one(float* at) = 0;  // fault injection: *at += 1
+};
+
+// Host memory: everything happens at once, on the calling thread.
+class HostMemory final : public RankMemory {
+ public:
+  float* allocate(std::uint64_t elements) override;
+  void copy(float* dst, const float* src, std::uint64_t count) override;
+  void reduce(float* dst, const float* src, std::uint64_t count) override { reduce_sum(dst, src, count); }
+  void add_one(float* at) override { *at += 1.0f; }
+
+ private:
+  std::vector<std::vector<float>> blocks_;
+};
+
 class RankExecution {
  public:
+  // `buffer` lives in host memory.
   RankExecution(const RankProgram& program, std::span<float> buffer, Faults faults = {});
+  // `buffer` lives in `memory`, which outlives the execution.
+  RankExecution(const RankProgram& program, std::span<float> buffer, RankMemory& memory, Faults faults = {});
 
   // Starts one execution: issues every operation without local dependencies.
   void start(Transport& transport);
@@ -54,14 +85,17 @@ class RankExecution {
 
   const RankProgram& program_;
   std::span<float> buffer_;
+  std::unique_ptr<HostMemory> own_memory_;  // when no memory is given (on the heap: moves keep it)
+  RankMemory* memory_;
   Faults faults_;
   bool corrupted_ = false;
   std::vector<std::uint32_t> waiting_for_;  // per op: local dependencies not yet done
   std::size_t done_ = 0;
   // Ready ops, lowest index first: list order is the schedule's issue order.
   std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready_;
-  // Received chunks awaiting reduction; kept across executions so timed runs do not allocate.
-  std::vector<std::vector<float>> staging_;
+  // Received chunks awaiting reduction (largest_reduced_receive() elements each, in memory_);
+  // kept across executions so timed runs do not allocate.
+  std::vector<float*> staging_;
   std::vector<std::uint32_t> free_staging_;
   std::vector<std::uint32_t> staging_of_;  // per op
 };

@@ -87,6 +87,9 @@ elif [ ! -e "$(dirname "$collsim")/collsim-gpu-worker" ]; then
   expect "backend 'cuda' is not built" run --backend cuda --ranks 2 --algo ring --bytes 4K
   expect "backend 'nccl' is not built" run --backend nccl --ranks 2 --algo ring --bytes 4K
 fi
+if [ ! -e "$(dirname "$collsim")/collsim-mpi-cuda-worker" ]; then
+  expect "backend 'mpi+cuda' is not built: it needs both MPI" run --backend mpi+cuda --ranks 2 --algo ring --bytes 4K
+fi
 
 # The simgrid engine exists only in builds with SimGrid: the unknown-engine error lists what is built.
 if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# tests/validate/mpi_run.sh COLLSIM RANKS — `collsim run --backend mpi` executes every
+# tests/validate/mpi_run.sh COLLSIM RANKS [BACKEND] — `collsim run --backend mpi` (or
+# BACKEND, e.g. mpi+cuda with COLLSIM_DEVICE=emulated in the environment) executes every
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive. At P = 4 also
 # hierarchical-ring (2 ranks per node); at P = 3 the other collectives.
 set -u
 collsim=$1
 ranks=$2
+backend=${3:-mpi}
 failed=0
 
 # The algorithms `collsim algorithms` lists for a collective (hierarchical-ring needs nodes).
@@ -19,7 +21,7 @@ check_run() {
   local want=$1 what=$2
   shift 2
   local out rc rows bad
-  out=$(timeout 120 "$collsim" run --backend mpi --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>&1)
+  out=$(timeout 120 "$collsim" run --backend "$backend" --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>&1)
   rc=$?
   rows=$(printf '%s\n' "$out" | tail -n +2 | grep -c .)
   bad=$(printf '%s\n' "$out" | tail -n +2 | awk -F, '$14 != 1 || $10 <= 0' | grep -c .)
@@ -42,5 +44,5 @@ if [ "$ranks" -eq 3 ]; then
     check_run $(( $(algorithms_of "$c") * 2 )) "$c" --collective "$c" --bytes 4K,1028
   done
 fi
-[ "$failed" -eq 0 ] && echo "mpi run on $ranks ranks: every result verified"
+[ "$failed" -eq 0 ] && echo "$backend run on $ranks ranks${COLLSIM_DEVICE:+ (COLLSIM_DEVICE=$COLLSIM_DEVICE)}: every result verified"
 exit "$failed"

@@ -37,7 +37,7 @@ std::vector<Measurement> run_backend(const ExecutionJob& job) {
     throw Error("backend 'nccl' is not built: collsim-gpu-worker was configured without NCCL (libnccl, nccl.h)");
 #endif
   if (job.backend == "mpi+cuda")
-    throw Error("backend 'mpi+cuda' is not supported in this build (collsim-gpu-worker runs cuda and nccl only)");
+    throw Error("backend 'mpi+cuda' runs in collsim-mpi-cuda-worker, one MPI process per rank (this worker runs cuda and nccl)");
   throw Error(fmt::format("backend '{}' is not a GPU backend (this worker runs: {})", job.backend, kBackends));
 }
 

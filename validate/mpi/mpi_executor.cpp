@@ -3,10 +3,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <optional>
 
+#include "validate/mpi/device_transport.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 #include "validate/rank_program.hpp"
 #include "validate/reference_data.hpp"
@@ -34,69 +35,125 @@ void agree_on_result(const ScheduleInfo& info, std::span<const float> buffer) {
   throw AgreedFailure("result mismatch");
 }
 
-// Warm-up then timed iterations of `once` (which runs the collective on `buffer`), each
-// started after a barrier; an iteration's time is the slowest rank's.
-std::vector<double> timed_iterations(const ExecutionJob& job, const ScheduleInfo& info, std::vector<float>& buffer,
-                                     const std::function<void()>& once) {
+// The rank's buffer on a device, when it is not the host buffer itself (mpi+cuda).
+struct DeviceBuffer {
+  DeviceStream& stream;
+  float* data;
+};
+
+// Warm-up then timed iterations of `once` (which runs the collective on the rank's buffer),
+// each started after a barrier; an iteration's time is the slowest rank's. Inputs are made
+// in `host` and, for a device buffer, copied there and back outside the timed region.
+std::vector<double> timed_iterations(const ExecutionJob& job, const ScheduleInfo& info, std::vector<float>& host,
+                                     const std::optional<DeviceBuffer>& device, const std::function<void()>& once) {
   std::vector<double> times;
   for (std::uint32_t i = 0; i < job.warmup + job.iterations; ++i) {
-    fill_inputs(info, Rank(world_rank()), buffer);
+    fill_inputs(info, Rank(world_rank()), host);
+    if (device) {
+      device->stream.to_device(device->data, host.data(), host.size());
+      device->stream.synchronize();
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     once();
     double elapsed = MPI_Wtime() - start;
     MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    agree_on_result(info, buffer);
+    if (device) {
+      device->stream.to_host(host.data(), device->data, host.size());
+      device->stream.synchronize();
+    }
+    agree_on_result(info, host);
     if (i >= job.warmup) times.push_back(elapsed);
   }
   return times;
 }
 
+// The largest message of a rank's program, in elements (the device transport's host buffers).
+std::uint64_t largest_message(const RankProgram& program) {
+  std::uint64_t largest = 0;
+  for (const RankOp& op : program.ops)
+    if (op.role == Role::send) largest = std::max(largest, op.source.bytes);
+    else if (op.role == Role::receive) largest = std::max(largest, op.destination.bytes);
+  return largest;
+}
+
 Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, std::uint64_t bytes,
-                         const Faults& faults) {
+                         const Faults& faults, const DeviceFactory& make_device) {
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
   check_tag_range(schedule.size());
   const RankProgram program = build_rank_program(schedule, Rank(world_rank()));
-  std::vector<float> buffer(program.address_space);
-  RankExecution execution(program, buffer, faults);
-  MpiTransport transport(MPI_COMM_WORLD);
-  Measurement m = measurement_of(job, "mpi", algorithm, bytes, schedule);
-  m.times_s = timed_iterations(job, schedule.info(), buffer, [&] {
-    execution.start(transport);
-    transport.run_to_completion(execution);
-  });
+  std::vector<float> host(program.address_space);
+  Measurement m = measurement_of(job, job.backend, algorithm, bytes, schedule);
+  if (!make_device) {
+    RankExecution execution(program, host, faults);
+    MpiTransport transport(MPI_COMM_WORLD);
+    m.times_s = timed_iterations(job, schedule.info(), host, std::nullopt, [&] {
+      execution.start(transport);
+      transport.run_to_completion(execution);
+    });
+  } else {
+    const std::unique_ptr<DeviceStream> stream = make_device();
+    float* buffer = stream->allocate(program.address_space);
+    RankExecution execution(program, std::span(buffer, program.address_space), *stream, faults);
+    MpiDeviceTransport transport(MPI_COMM_WORLD, *stream, largest_message(program));
+    m.times_s = timed_iterations(job, schedule.info(), host, DeviceBuffer{*stream, buffer}, [&] {
+      execution.start(transport);
+      transport.run_to_completion(execution);
+    });
+  }
   m.verified = true;
   return m;
 }
 
-Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes) {
+// MPI_Allreduce on the rank's buffer: in place on the host; on a device, in place there
+// with a CUDA-aware MPI, else staged (to the host, MPI_Allreduce, back), all of it timed.
+Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, const DeviceFactory& make_device) {
   ScheduleInfo info;
   info.collective = Collective::allreduce;
   info.algorithm = "MPI_Allreduce";
   info.ranks = job.request.ranks;
   info.bytes = bytes / kElementBytes;
-  std::vector<float> buffer(info.bytes);
+  std::vector<float> host(info.bytes);
   Measurement m;
   m.algorithm = info.algorithm;
-  m.backend = "mpi";
+  m.backend = job.backend;
   m.ranks = info.ranks;
   m.bytes = bytes;
-  m.times_s = timed_iterations(job, info, buffer, [&] {
-    MPI_Allreduce(MPI_IN_PLACE, buffer.data(), int(buffer.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-  });
+  const int count = int(host.size());
+  if (!make_device) {
+    m.times_s = timed_iterations(job, info, host, std::nullopt, [&] {
+      MPI_Allreduce(MPI_IN_PLACE, host.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    });
+  } else {
+    const std::unique_ptr<DeviceStream> stream = make_device();
+    float* buffer = stream->allocate(host.size());
+    float* staging = stream->allocate_host(host.size());
+    m.times_s = timed_iterations(job, info, host, DeviceBuffer{*stream, buffer}, [&] {
+      if (stream->mpi_can_access()) {
+        MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        return;
+      }
+      stream->to_host(staging, buffer, host.size());
+      stream->synchronize();
+      MPI_Allreduce(MPI_IN_PLACE, staging, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      stream->to_device(buffer, staging, host.size());
+      stream->synchronize();
+    });
+  }
   m.verified = true;
   return m;
 }
 
 }  // namespace
 
-std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults) {
+std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device) {
   std::vector<Measurement> measurements;
   const std::vector<std::string> algorithms = expand_algorithms(job.request);
   for (std::uint64_t bytes : job.request.sizes) {
-    for (const std::string& algorithm : algorithms) measurements.push_back(run_schedule(job, algorithm, bytes, faults));
+    for (const std::string& algorithm : algorithms)
+      measurements.push_back(run_schedule(job, algorithm, bytes, faults, device));
     if (job.reference && job.request.collective == Collective::allreduce)
-      measurements.push_back(run_mpi_allreduce(job, bytes));
+      measurements.push_back(run_mpi_allreduce(job, bytes, device));
   }
   return measurements;
 }

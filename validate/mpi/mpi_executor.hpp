@@ -1,12 +1,17 @@
 // validate/mpi/mpi_executor.hpp — executes a job on MPI_COMM_WORLD, one process per rank:
-// every algorithm x size as the schedule's transfers (mpi_transport.hpp), then the library's
-// own MPI_Allreduce as a reference; every iteration, warm-up included, is verified against
-// reference_data.hpp. Touches host buffers and MPI_COMM_WORLD.
+// every algorithm x size as the schedule's transfers, then the library's own MPI_Allreduce
+// as a reference; every iteration, warm-up included, is verified against reference_data.hpp.
+// Backend mpi keeps each rank's buffer in host memory (mpi_transport.hpp); backend mpi+cuda
+// keeps it on a device (device_transport.hpp), given by a DeviceFactory. Touches host
+// buffers, the devices the factory hands out, and MPI_COMM_WORLD.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "validate/device_stream.hpp"
 #include "validate/measurement.hpp"
 #include "validate/rank_execution.hpp"
 
@@ -17,7 +22,11 @@ struct AgreedFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A fresh stream on this rank's device, one per schedule (its memory goes with it).
+using DeviceFactory = std::function<std::unique_ptr<DeviceStream>()>;
+
 // Collective over MPI_COMM_WORLD. Returns the measurements on every rank (complete on rank 0).
-std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults);
+// `device` is empty for host buffers (backend mpi).
+std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device = {});
 
 }  // namespace collsim

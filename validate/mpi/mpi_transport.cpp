@@ -25,38 +25,54 @@ void check_tag_range(std::size_t transfers) {
     throw Error(fmt::format("the schedule has {} transfers; this MPI's tags reach {} only", transfers, limit));
 }
 
-void MpiTransport::post_send(std::uint32_t op, const RankOp& rank_op, std::span<const float> data) {
+void MpiRequests::isend(std::uint32_t op, const RankOp& rank_op, const float* data, std::uint64_t count, MPI_Comm comm) {
   requests_.emplace_back();
   ops_.push_back(op);
-  MPI_Isend(data.data(), element_count(data.size()), MPI_FLOAT, int(rank_op.peer), int(rank_op.transfer), comm_,
-            &requests_.back());
+  MPI_Isend(data, element_count(count), MPI_FLOAT, int(rank_op.peer), int(rank_op.transfer), comm, &requests_.back());
+}
+
+void MpiRequests::irecv(std::uint32_t op, const RankOp& rank_op, float* into, std::uint64_t count, MPI_Comm comm) {
+  requests_.emplace_back();
+  ops_.push_back(op);
+  MPI_Irecv(into, element_count(count), MPI_FLOAT, int(rank_op.peer), int(rank_op.transfer), comm, &requests_.back());
+}
+
+const std::vector<std::uint32_t>& MpiRequests::completed(bool block) {
+  finished_ops_.clear();
+  if (requests_.empty()) return finished_ops_;
+  indices_.resize(requests_.size());
+  int count = 0;
+  if (block)
+    MPI_Waitsome(int(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE);
+  else
+    MPI_Testsome(int(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE);
+  for (int i = 0; i < count; ++i) finished_ops_.push_back(ops_[std::size_t(indices_[std::size_t(i)])]);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    requests_[kept] = requests_[i];
+    ops_[kept++] = ops_[i];
+  }
+  requests_.resize(kept);
+  ops_.resize(kept);
+  return finished_ops_;
+}
+
+void MpiTransport::post_send(std::uint32_t op, const RankOp& rank_op, std::span<const float> data) {
+  requests_.isend(op, rank_op, data.data(), data.size(), comm_);
 }
 
 void MpiTransport::post_receive(std::uint32_t op, const RankOp& rank_op, std::span<float> into) {
-  requests_.emplace_back();
-  ops_.push_back(op);
-  MPI_Irecv(into.data(), element_count(into.size()), MPI_FLOAT, int(rank_op.peer), int(rank_op.transfer), comm_,
-            &requests_.back());
+  requests_.irecv(op, rank_op, into.data(), into.size(), comm_);
 }
 
 void MpiTransport::run_to_completion(RankExecution& execution) {
   while (!execution.finished()) {
     if (requests_.empty()) throw Error("rank stalled: no message in flight and operations left (broken schedule)");
-    completed_.resize(requests_.size());
-    int count = 0;
-    MPI_Waitsome(int(requests_.size()), requests_.data(), &count, completed_.data(), MPI_STATUSES_IGNORE);
-    // Take the finished requests out before completing them: completions post new ones.
-    finished_ops_.clear();
-    for (int i = 0; i < count; ++i) finished_ops_.push_back(ops_[std::size_t(completed_[std::size_t(i)])]);
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < requests_.size(); ++i) {
-      if (requests_[i] == MPI_REQUEST_NULL) continue;
-      requests_[kept] = requests_[i];
-      ops_[kept++] = ops_[i];
-    }
-    requests_.resize(kept);
-    ops_.resize(kept);
-    for (std::uint32_t op : finished_ops_) execution.complete(op, *this);
+    // Copied out: completing an op posts new requests, which must not disturb this list.
+    const std::vector<std::uint32_t>& finished = requests_.completed(/*block=*/true);
+    finished_.assign(finished.begin(), finished.end());
+    for (std::uint32_t op : finished_) execution.complete(op, *this);
   }
 }
 

@@ -1,10 +1,15 @@
 // validate/mpi/worker_main.cpp — collsim-mpi-worker JOB.json OUT.json: one MPI process per
 // rank, started by `collsim run|calibrate|validate --backend mpi` through mpirun (see
-// validate/launcher.hpp). JOB says what to do ("mode": "run" or "calibrate"); rank 0 writes
+// validate/launcher.hpp). Built a second time, with CUDA, as collsim-mpi-cuda-worker for
+// `--backend mpi+cuda`: each rank's buffer then lives on GPU (local rank) % (visible GPUs).
+// JOB says what to do ("mode": "run" or "calibrate"); rank 0 writes
 // the measurements to OUT. An error is one line "collsim-mpi-worker: error: ..." on stderr
 // and exit status 2; the launcher turns it into collsim's one-line error.
 // Fault injection for the tests (hidden): COLLSIM_FAULT=rank-exit | rank-hang |
-// corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction.
+// corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction; for
+// mpi+cuda, COLLSIM_DEVICE=emulated | emulated-direct puts the buffers in host memory behind
+// an emulated stream (validate/device_stream.hpp), messages staged or read directly, so the
+// mpi+cuda path is tested where there is no GPU.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -16,6 +21,12 @@
 #include "collectives/error.hpp"
 #include "validate/mpi/mpi_calibration.hpp"
 #include "validate/mpi/mpi_executor.hpp"
+#ifdef COLLSIM_WITH_CUDA_DEVICE
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, where this MPI defines it
+
+#include "validate/cuda/cuda_check.hpp"
+#include "validate/cuda/cuda_device_stream.hpp"
+#endif
 
 namespace {
 
@@ -50,6 +61,46 @@ Faults inject_faults() {
   throw Error("unknown COLLSIM_FAULT '" + what + "'");
 }
 
+#ifdef COLLSIM_WITH_CUDA_DEVICE
+int local_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_free(&node);
+  return rank;
+}
+
+// Whether MPI may be handed device pointers; asked at run time where the MPI can tell.
+bool cuda_aware_mpi() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+#endif
+
+// Where the ranks' buffers live: host memory for mpi, a device for mpi+cuda.
+DeviceFactory device_factory(const std::string& backend) {
+  if (backend == "mpi") return {};
+  if (backend != "mpi+cuda") throw Error("backend '" + backend + "' is not an MPI backend");
+  const char* emulated = std::getenv("COLLSIM_DEVICE");
+  if (emulated) {
+    const std::string what = emulated;
+    if (what != "emulated" && what != "emulated-direct") throw Error("unknown COLLSIM_DEVICE '" + what + "'");
+    const bool direct = what == "emulated-direct";
+    return [direct] { return std::make_unique<EmulatedDeviceStream>(direct); };
+  }
+#ifdef COLLSIM_WITH_CUDA_DEVICE
+  const int device = local_rank() % visible_device_count();
+  const bool aware = cuda_aware_mpi();
+  return [device, aware] { return std::make_unique<CudaDeviceStream>(device, aware); };
+#else
+  throw Error("backend 'mpi+cuda' is not built into collsim-mpi-worker (use collsim-mpi-cuda-worker)");
+#endif
+}
+
 void write_output(const std::string& path, const nlohmann::json& out) {
   if (world_rank() != 0) return;
   std::ofstream file(path);
@@ -69,7 +120,9 @@ void work(const std::string& job_path, const std::string& out_path) {
     out["calibration"] = to_json(samples);
   } else {
     out["measurements"] = nlohmann::json::array();
-    for (const Measurement& m : run_mpi_job(job_from_json(job), faults)) out["measurements"].push_back(to_json(m));
+    const ExecutionJob execution = job_from_json(job);
+    const DeviceFactory device = device_factory(execution.backend);
+    for (const Measurement& m : run_mpi_job(execution, faults, device)) out["measurements"].push_back(to_json(m));
   }
   write_output(out_path, out);
 }

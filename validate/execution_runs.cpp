@@ -17,23 +17,23 @@ void check_job(const ExecutionJob& job) {
     for (std::uint64_t bytes : job.request.sizes) executed_schedule(job.request, algorithm, bytes);
 }
 
-std::vector<Measurement> execute(const ExecutionJob& job, double timeout_s) {
+std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& launch) {
   check_job(job);
   nlohmann::json request = to_json(job);
   request["mode"] = "run";
-  const nlohmann::json answer = launch_worker({job.backend, job.request.ranks, request, timeout_s});
+  const nlohmann::json answer = launch_worker({job.backend, job.request.ranks, request, launch});
   std::vector<Measurement> measurements;
   for (const nlohmann::json& m : answer.at("measurements")) measurements.push_back(measurement_from_json(m));
   return measurements;
 }
 
-CalibrationSamples measure_calibration(const CalibrationJob& job, double timeout_s) {
+CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
   check_backend(job.backend);
   if (job.backend != "mpi") throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi)", job.backend));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
   if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
   const nlohmann::json request{{"mode", "calibrate"}, {"max_bytes", job.max_bytes}, {"seconds_per_point", job.seconds_per_point}};
-  const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, timeout_s});
+  const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, launch});
   return calibration_samples_from_json(answer.at("calibration"));
 }
 

@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "validate/calibration.hpp"
+#include "validate/launcher.hpp"
 #include "validate/measurement.hpp"
 
 namespace collsim {
 
 // Checks the job (backend, algorithms, sizes) before any process starts. Throws Error.
 void check_job(const ExecutionJob& job);
-std::vector<Measurement> execute(const ExecutionJob& job, double timeout_s);
+std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& launch);
 
 struct CalibrationJob {
   std::string backend = "mpi";
@@ -20,6 +21,6 @@ struct CalibrationJob {
   std::uint64_t max_bytes = 64ull << 20;
   double seconds_per_point = 0.05;
 };
-CalibrationSamples measure_calibration(const CalibrationJob& job, double timeout_s);
+CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch);
 
 }  // namespace collsim

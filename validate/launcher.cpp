@@ -70,7 +70,7 @@ std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& 
   const std::vector<std::string> program{worker_binary(r.backend).string(), job.string(), out.string()};
   // cuda and nccl drive every rank from one process; mpi and mpi+cuda use one process per rank.
   if (r.backend == "cuda" || r.backend == "nccl") return program;
-  return mpirun_command(r.ranks, program);
+  return mpirun_command(r.ranks, program, r.launch);
 }
 
 // Child: own process group (so a deadline can end it and everything it started), output
@@ -142,12 +142,18 @@ void check_backend(const std::string& backend) {
   throw Error(fmt::format("unknown backend '{}' (expected one of: {})", backend, fmt::join(backend_names(), ", ")));
 }
 
-std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program) {
-  std::vector<std::string> command{COLLSIM_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none",
-                                   // shared memory and loopback only: no network needed, none probed
-                                   "--mca", "btl", "self,vader", "--mca", "pml", "ob1"};
+std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program,
+                                        const LaunchOptions& launch) {
+  std::vector<std::string> command{COLLSIM_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none"};
+  if (launch.hostfile.empty()) {
+    // one node: shared memory and loopback only, so no network is needed or probed
+    command.insert(command.end(), {"--mca", "btl", "self,vader", "--mca", "pml", "ob1"});
+    if (ranks > std::max(1u, std::thread::hardware_concurrency())) command.push_back("--oversubscribe");
+  } else {
+    command.insert(command.end(), {"--hostfile", launch.hostfile});  // its slots decide the placement
+  }
   if (geteuid() == 0) command.push_back("--allow-run-as-root");
-  if (ranks > std::max(1u, std::thread::hardware_concurrency())) command.push_back("--oversubscribe");
+  command.insert(command.end(), launch.mpirun_args.begin(), launch.mpirun_args.end());
   command.insert(command.end(), program.begin(), program.end());
   return command;
 }
@@ -155,6 +161,10 @@ std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::strin
 nlohmann::json launch_worker(const LaunchRequest& request) {
   check_backend(request.backend);
   if (request.ranks < 1) throw Error("--ranks must be at least 1");
+  if (!request.launch.hostfile.empty() && !std::ifstream(request.launch.hostfile))
+    throw Error(fmt::format("cannot read hostfile '{}'", request.launch.hostfile));
+  if (!request.launch.hostfile.empty() && (request.backend == "cuda" || request.backend == "nccl"))
+    throw Error(fmt::format("backend '{}' runs in one process on this node: --hostfile needs mpi or mpi+cuda", request.backend));
   TempDir dir;
   const fs::path job = dir.path / "job.json", out = dir.path / "out.json", log = dir.path / "log.txt";
   std::ofstream(job) << request.job.dump() << '\n';
@@ -163,11 +173,11 @@ nlohmann::json launch_worker(const LaunchRequest& request) {
   const pid_t pid = fork();
   if (pid < 0) throw Error("cannot fork the worker");
   if (pid == 0) exec_child(command, log);
-  const std::optional<int> status = wait_until(pid, request.timeout_s);
+  const std::optional<int> status = wait_until(pid, request.launch.timeout_s);
   if (!status) {
     end_group(pid);
     throw Error(fmt::format("{} did not finish within {:g} s: a rank hung or died (--timeout sets the limit)",
-                            request.backend, request.timeout_s));
+                            request.backend, request.launch.timeout_s));
   }
   if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status));
   std::ifstream answer(out);

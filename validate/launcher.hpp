@@ -2,7 +2,9 @@
 // `mpirun -np P collsim-mpi-worker JOB OUT` (the worker is a separate binary next to collsim,
 // so collsim itself never links MPI or CUDA); for mpi+cuda the same through
 // collsim-mpi-cuda-worker; for cuda and nccl, collsim-gpu-worker (one process).
-// The job and answer are JSON files in a private temporary folder. Each run has a deadline:
+// The job and answer are JSON files in a private temporary folder (TMPDIR); only MPI rank 0
+// reads and writes them, so across nodes rank 0 must run where they are: on this node (the
+// first host of the hostfile) or with TMPDIR on a shared file system. Each run has a deadline:
 // past it the whole process group is terminated, so a rank that hangs or dies ends the run
 // with one line, never a hang. Touches: a temporary folder, child processes it starts.
 #pragma once
@@ -19,17 +21,27 @@ namespace collsim {
 const std::vector<std::string>& backend_names();  // mpi, cuda, mpi+cuda, nccl
 void check_backend(const std::string& backend);    // throws Error naming the valid ones
 
+// How the workers are started, from the command line (--timeout, --hostfile, --mpirun-arg).
+struct LaunchOptions {
+  double timeout_s = 60;
+  // mpi, mpi+cuda: an Open MPI hostfile to spread the ranks over nodes. Without one, every
+  // rank runs on this node and messages use shared memory only (btl self,vader).
+  std::string hostfile;
+  std::vector<std::string> mpirun_args;  // passed to mpirun before the worker, in order
+};
+
 struct LaunchRequest {
   std::string backend;
   Rank ranks = 1;
   nlohmann::json job;
-  double timeout_s = 60;
+  LaunchOptions launch;
 };
 
 // Throws Error with the worker's one-line error, or what killed it.
 nlohmann::json launch_worker(const LaunchRequest& request);
 
 // The mpirun command line for `ranks` processes of `program` (exposed for tests and docs).
-std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program);
+std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program,
+                                        const LaunchOptions& launch = {});
 
 }  // namespace collsim

@@ -78,6 +78,7 @@ expect "--ranks"                      run --backend mpi --ranks 0
 expect "not a whole number of 4-byte float" run --backend mpi --ranks 2 --algo ring --bytes 6
 expect "does not implement reduce-scatter" run --backend mpi --ranks 2 --algo two-tree --collective reduce-scatter
 expect "--ranks"                      calibrate --backend mpi --ranks 1
+expect "cannot read hostfile '$tmp/none'" run --backend mpi --ranks 2 --algo ring --bytes 4K --hostfile "$tmp/none"
 # GPU backends: where collsim-gpu-worker was built next to collsim, a machine without a GPU
 # gets the worker's "no CUDA device: <why>"; where it was not, the launcher's "is not built".
 if [ -x "$(dirname "$collsim")/collsim-gpu-worker" ] && ! command -v nvidia-smi >/dev/null; then

@@ -44,5 +44,11 @@ if [ "$ranks" -eq 3 ]; then
     check_run $(( $(algorithms_of "$c") * 2 )) "$c" --collective "$c" --bytes 4K,1028
   done
 fi
+if [ "$ranks" -eq 2 ]; then  # a hostfile (here this node only): the path runs across nodes take
+  hostfile=$(mktemp)
+  echo "localhost slots=$ranks" > "$hostfile"
+  check_run 1 "--hostfile" --algo ring --bytes 64K --no-reference --hostfile "$hostfile"
+  rm -f "$hostfile"
+fi
 [ "$failed" -eq 0 ] && echo "$backend run on $ranks ranks${COLLSIM_DEVICE:+ (COLLSIM_DEVICE=$COLLSIM_DEVICE)}: every result verified"
 exit "$failed"

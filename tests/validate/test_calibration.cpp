@@ -93,3 +93,20 @@ TEST_CASE("mpirun oversubscribes only when there are more ranks than cores") {
   CHECK(has(mpirun_command(2, {"w"}), "--bind-to"));
   CHECK(mpirun_command(2, {"w"}).back() == "w");
 }
+
+TEST_CASE("with a hostfile, mpirun spreads the ranks over its nodes and takes the extra arguments") {
+  LaunchOptions launch;
+  launch.hostfile = "nodes.txt";
+  launch.mpirun_args = {"--mca", "btl_tcp_if_include", "ib0"};
+  const std::vector<std::string> command = mpirun_command(64, {"worker", "job", "out"}, launch);
+  const auto at = [&](const std::string& s) { return std::find(command.begin(), command.end(), s); };
+  REQUIRE(at("--hostfile") != command.end());
+  CHECK(*(at("--hostfile") + 1) == "nodes.txt");
+  CHECK(at("self,vader") == command.end());        // other nodes need the network
+  CHECK(at("--oversubscribe") == command.end());   // the hostfile's slots decide
+  REQUIRE(at("btl_tcp_if_include") != command.end());
+  CHECK(at("btl_tcp_if_include") < at("worker"));  // mpirun's own arguments come first
+  CHECK(std::vector<std::string>(command.end() - 3, command.end()) == std::vector<std::string>{"worker", "job", "out"});
+  const std::vector<std::string> local = mpirun_command(2, {"w"});
+  CHECK(std::find(local.begin(), local.end(), "self,vader") != local.end());
+}

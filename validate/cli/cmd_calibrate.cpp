@@ -19,12 +19,12 @@ namespace {
 struct CalibrateOptions {
   CalibrationJob job;
   std::string max_bytes = "64M", output;
-  double timeout_s = 300;
+  LaunchOptions launch;  // --timeout default set in add_calibrate_command
 };
 
 void run(CalibrateOptions o) {
   o.job.max_bytes = parse_size(o.max_bytes);
-  const Calibration c = fit_calibration(measure_calibration(o.job, o.timeout_s));
+  const Calibration c = fit_calibration(measure_calibration(o.job, o.launch));
   const std::string name = platform_name(describe_machine(c.samples.library), o.job.backend);
   const std::string yaml = calibrated_config_yaml(c, name, o.job.ranks);
   parse_cluster_config(yaml, "calibrated config");  // what we write must load
@@ -56,7 +56,8 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", o.output, "Write the YAML here (default: standard output)");
-  cmd->add_option("--timeout", o.timeout_s, "Seconds before a hung rank ends the run")->capture_default_str();
+  o.launch.timeout_s = 300;
+  add_launch_options(*cmd, o.launch);
   cmd->callback([options] { run(*options); });
 }
 

@@ -18,7 +18,7 @@ struct RunOptions {
   std::string backend, algo = "all", bytes = "4K,64K,1M", collective = "allreduce";
   Rank ranks = 0, ranks_per_node = 0;
   std::uint32_t segments = 0, iterations = 10, warmup = 2;
-  double timeout_s = 60;
+  LaunchOptions launch;  // --timeout default 60 s
   bool no_reference = false;
   Format format = Format::table;
 };
@@ -59,7 +59,7 @@ void run(const RunOptions& o) {
   job.iterations = o.iterations;
   job.warmup = o.warmup;
   job.reference = !o.no_reference;
-  const std::vector<Measurement> ms = execute(job, o.timeout_s);
+  const std::vector<Measurement> ms = execute(job, o.launch);
   switch (o.format) {
     case Format::table: print_table(job, ms); break;
     case Format::csv: print_csv(ms); break;
@@ -91,9 +91,7 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::Range(Rank(1), Rank(4096)));
   cmd->add_option("--iters", o.iterations, "Timed iterations")->capture_default_str()->check(CLI::Range(1u, 100000u));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations (verified, not timed)")->capture_default_str();
-  cmd->add_option("--timeout", o.timeout_s, "Seconds before a hung or dead rank ends the run")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_launch_options(*cmd, o.launch);
   cmd->add_flag("--no-reference", o.no_reference, "Do not time the library's own collective (MPI_Allreduce, ncclAllReduce)");
   add_format_option(*cmd, o.format);
   cmd->callback([options] { run(*options); });

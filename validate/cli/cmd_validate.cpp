@@ -21,7 +21,7 @@ namespace {
 struct ValidateOptions {
   std::string backend, ranks = "2,4", bytes = "4K,64K,1M,16M", algo = "all", max_bytes = "64M", out;
   std::uint32_t iterations = 10, warmup = 2;
-  double timeout_s = 600;
+  LaunchOptions launch;  // --timeout default set in add_validate_command
 };
 
 std::vector<Rank> parse_ranks(const std::string& text) {
@@ -68,7 +68,7 @@ void run(const ValidateOptions& o) {
   const std::vector<Rank> ranks = parse_ranks(o.ranks);
   CalibrationJob calibration_job{o.backend, *std::max_element(ranks.begin(), ranks.end()), parse_size(o.max_bytes), 0.05};
   fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
-  const Calibration c = fit_calibration(measure_calibration(calibration_job, o.timeout_s));
+  const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
   const MachineInfo machine = describe_machine(c.samples.library);
   const std::string name = platform_name(machine, o.backend);
   std::vector<ValidationRow> rows;
@@ -83,7 +83,7 @@ void run(const ValidateOptions& o) {
     job.reference = false;
     const auto predicted = predict_on(c, name, job);
     fmt::print(stderr, "collsim validate: executing on {} ranks\n", p);
-    for (const Measurement& m : execute(job, o.timeout_s))
+    for (const Measurement& m : execute(job, o.launch))
       rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s()});
   }
   const std::filesystem::path dir = o.out.empty() ? std::filesystem::path("validate/results") / name : std::filesystem::path(o.out);
@@ -112,7 +112,8 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str();
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str();
   cmd->add_option("-o,--out", o.out, "Report folder (default: validate/results/<platform>)");
-  cmd->add_option("--timeout", o.timeout_s, "Seconds before a hung run is ended (per launch)")->capture_default_str();
+  o.launch.timeout_s = 600;  // per launch
+  add_launch_options(*cmd, o.launch);
   cmd->callback([options] { run(*options); });
 }
 

@@ -4,7 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "validate/launcher.hpp"
+
 namespace collsim::cli {
+
+// --timeout, --hostfile and --mpirun-arg, the same for run, calibrate and validate
+// (launch.timeout_s holds the command's default on entry).
+void add_launch_options(CLI::App& cmd, LaunchOptions& launch);
 
 void add_run_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "collectives/error.hpp"
@@ -108,9 +109,24 @@ void write_output(const std::string& path, const nlohmann::json& out) {
   if (!file) throw Error("cannot write " + path);
 }
 
+// Rank 0 reads the job and sends it to every rank: only rank 0 needs to see the launcher's
+// temporary folder, so ranks on other nodes need no shared file system.
+nlohmann::json read_job(const std::string& job_path) {
+  std::string text;
+  if (world_rank() == 0) {
+    std::ifstream file(job_path);
+    if (!file) throw Error("cannot read " + job_path);
+    text.assign(std::istreambuf_iterator<char>(file), {});
+  }
+  int length = int(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  text.resize(std::size_t(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return nlohmann::json::parse(text);
+}
+
 void work(const std::string& job_path, const std::string& out_path) {
-  std::ifstream file(job_path);
-  const nlohmann::json job = nlohmann::json::parse(file);
+  const nlohmann::json job = read_job(job_path);
   const Faults faults = inject_faults();
   nlohmann::json out;
   if (job.at("mode") == "calibrate") {

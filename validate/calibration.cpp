@@ -76,17 +76,35 @@ std::string concurrent_comments(const Calibration& c) {
   return out;
 }
 
+// What one calibrated node is: processes over shared memory (mpi), or virtual ranks sharing
+// one GPU (cuda).
+struct NodeWording {
+  std::string header, description, link_class, measured_as, shared_as;
+};
+
+NodeWording wording_of(const Calibration& c, std::uint32_t ranks) {
+  if (c.samples.device.empty())
+    return {"one node, every rank a process, messages through\n# shared memory",
+            fmt::format("{} ranks on one node, intra-node shared memory, calibrated", ranks), "shm", "ping-pong one-way time",
+            "concurrent exchanges (the node's shared capacity: memory bus and cores)"};
+  return {fmt::format("{} virtual ranks on one GPU ({}),\n# copies through its memory", ranks, c.samples.device),
+          fmt::format("{} virtual ranks on one {}, calibrated", ranks, c.samples.device), "hbm",
+          "device-to-device copy time on one stream",
+          "copies on several streams at once (the GPU's memory and copy engines, shared)"};
+}
+
 }  // namespace
 
 std::string calibrated_config_yaml(const Calibration& c, const std::string& name, std::uint32_t ranks) {
+  const NodeWording w = wording_of(c, ranks);
   std::string y = fmt::format(
-      "# Calibrated by `collsim calibrate` ({}): one node, every rank a process, messages through\n"
-      "# shared memory. Numbers are fits to measurements on this machine, not datasheet values.\n"
+      "# Calibrated by `collsim calibrate` ({}): {}. Numbers are fits to measurements on this machine, not\n"
+      "# datasheet values.\n"
       "name: {}\n"
-      "description: {} ranks on one node, intra-node shared memory, calibrated\n"
+      "description: {}\n"
       "link_classes:\n"
-      "  shm:\n"
-      "    # ping-pong one-way time t = alpha + b / bandwidth, least squares weighted by 1/t^2:\n"
+      "  {}:\n"
+      "    # {} t = alpha + b / bandwidth, least squares weighted by 1/t^2:\n"
       "    # rms relative residual {:.1f}%, largest {:.1f}%\n{}"
       "    bandwidth_Bps: {:.6e}\n"
       "    latency_s: 0.0\n"
@@ -95,10 +113,11 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "  count: 1\n"
       "  gpus_per_node: {}\n"
       "  switch: pcie\n"
-      "  gpu_link: shm\n",
-      c.samples.library, name, ranks, 100 * c.link.rms_relative_residual, 100 * c.link.max_relative_residual,
-      residual_comments(c.samples.ping_pong, c.link, "    "), 1.0 / c.link.slope, c.link.intercept, ranks);
-  y += "  # concurrent exchanges (the node's shared capacity: memory bus and cores):\n" + concurrent_comments(c);
+      "  gpu_link: {}\n",
+      c.samples.library, w.header, name, w.description, w.link_class, w.measured_as, 100 * c.link.rms_relative_residual,
+      100 * c.link.max_relative_residual, residual_comments(c.samples.ping_pong, c.link, "    "), 1.0 / c.link.slope,
+      c.link.intercept, ranks, w.link_class);
+  y += fmt::format("  # {}:\n", w.shared_as) + concurrent_comments(c);
   if (c.shared_Bps > 0) y += fmt::format("  backplane_Bps: {:.6e}\n", c.shared_Bps);
   else y += "  # aggregate rate grew with the flows: no shared capacity modeled\n";
   y += fmt::format(
@@ -115,6 +134,7 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds});
   for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds});
   j["library"] = s.library;
+  if (!s.device.empty()) j["device"] = s.device;
   return j;
 }
 
@@ -126,6 +146,7 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
     for (const auto& c : j.at("concurrent"))
       s.concurrent.push_back({c.at(0).get<std::uint32_t>(), c.at(1).get<std::uint64_t>(), c.at(2).get<double>()});
   s.library = j.value("library", "");
+  s.device = j.value("device", "");
   return s;
 }
 

@@ -28,11 +28,21 @@ struct ConcurrentSample {
   double aggregate_Bps() const { return seconds > 0 ? double(flows) * double(bytes) / seconds : 0; }
 };
 
+// What a worker measures. mpi: ping-pong between two processes, pairwise exchanges, the
+// host reduction loop. cuda: device-to-device copies between two virtual ranks' buffers on
+// one stream, copies on several streams at once (the GPU's memory and copy engines shared),
+// the reduction kernel; `device` then names the GPU.
 struct CalibrationSamples {
   std::vector<SizeTime> ping_pong;   // one-way time per message size
   std::vector<ConcurrentSample> concurrent;
   std::vector<SizeTime> reduction;   // bytes reduced (dst += src), time
-  std::string library;               // MPI library version line
+  std::string library;               // MPI library / CUDA runtime and driver version line
+  std::string device;                // the GPU's name (cuda); empty for mpi
+};
+
+struct CalibrationPlan {
+  std::uint64_t max_bytes = 64ull << 20;
+  double seconds_per_point = 0.05;  // repetitions are chosen to take about this long
 };
 
 struct LinearFit {

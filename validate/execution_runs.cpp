@@ -29,10 +29,15 @@ std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& l
 
 CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
   check_backend(job.backend);
-  if (job.backend != "mpi") throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi)", job.backend));
+  if (job.backend != "mpi" && job.backend != "cuda")
+    throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi and cuda)", job.backend));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
   if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
-  const nlohmann::json request{{"mode", "calibrate"}, {"max_bytes", job.max_bytes}, {"seconds_per_point", job.seconds_per_point}};
+  const nlohmann::json request{{"mode", "calibrate"},
+                               {"backend", job.backend},
+                               {"ranks", job.ranks},
+                               {"max_bytes", job.max_bytes},
+                               {"seconds_per_point", job.seconds_per_point}};
   const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, launch});
   return calibration_samples_from_json(answer.at("calibration"));
 }

@@ -59,8 +59,9 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return {rows.size(), median_of(errors), percentile_of(errors, 0.9)};
 }
 
-MachineInfo describe_machine(const std::string& library) {
+MachineInfo describe_machine(const std::string& library, const std::string& gpu) {
   MachineInfo m;
+  m.gpu = gpu;
   m.cpu = field_of("/proc/cpuinfo", "model name", ':');
   m.os = field_of("/etc/os-release", "PRETTY_NAME", '=');
   const std::string kib = field_of("/proc/meminfo", "MemTotal", ':');
@@ -68,11 +69,12 @@ MachineInfo describe_machine(const std::string& library) {
   m.cores = std::thread::hardware_concurrency();
   m.library = library;
   m.compiler = fmt::format("{} (C++20, Release)", __VERSION__);
-  m.cuda = cuda_version();
+  m.cuda = gpu.empty() ? cuda_version() : library;  // the GPU worker reports runtime and driver
   return m;
 }
 
 std::string platform_name(const MachineInfo& machine, const std::string& backend) {
+  if (!machine.gpu.empty()) return fmt::format("gpu-{}", slug(machine.gpu));
   return fmt::format("cpu-{}-{}-{}core", slug(backend), slug(machine.cpu), machine.cores);
 }
 
@@ -100,8 +102,9 @@ std::string results_markdown(const std::vector<ValidationRow>& rows, const std::
 std::string machine_markdown(const MachineInfo& m) {
   return fmt::format(
       "# Machine\n\n| | |\n|---|---|\n| CPU | {} |\n| cores | {} |\n| memory | {:.0f} GiB |\n| OS | {} |\n"
-      "| MPI | {} |\n| compiler | {} |\n| CUDA | {} |\n",
-      m.cpu, m.cores, m.memory_GiB, m.os, m.library, m.compiler, m.cuda);
+      "{}| compiler | {} |\n| CUDA | {} |\n",
+      m.cpu, m.cores, m.memory_GiB, m.os, m.gpu.empty() ? fmt::format("| MPI | {} |\n", m.library) : fmt::format("| GPU | {} |\n", m.gpu),
+      m.compiler, m.cuda);
 }
 
 namespace {

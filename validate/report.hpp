@@ -30,11 +30,14 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows);
 
 struct MachineInfo {
   std::string cpu, os, library, compiler, cuda;
+  std::string gpu;  // the GPU the backend ran on (cuda); empty for mpi
   unsigned cores = 0;
   double memory_GiB = 0;
 };
-MachineInfo describe_machine(const std::string& library);
-// "cpu-mpi-intel-xeon-processor-2core": from the machine, never the host name.
+// `library` and `gpu` as the worker reported them (CalibrationSamples).
+MachineInfo describe_machine(const std::string& library, const std::string& gpu = "");
+// "cpu-mpi-intel-xeon-processor-2core", or "gpu-nvidia-h100-80gb-hbm3" where a GPU ran it:
+// from the machine, never the host name.
 std::string platform_name(const MachineInfo& machine, const std::string& backend);
 
 std::string results_csv(const std::vector<ValidationRow>& rows);

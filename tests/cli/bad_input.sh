@@ -78,12 +78,14 @@ expect "--ranks"                      run --backend mpi --ranks 0
 expect "not a whole number of 4-byte float" run --backend mpi --ranks 2 --algo ring --bytes 6
 expect "does not implement reduce-scatter" run --backend mpi --ranks 2 --algo two-tree --collective reduce-scatter
 expect "--ranks"                      calibrate --backend mpi --ranks 1
+expect "calibration of backend 'nccl' is not implemented (only mpi and cuda)" calibrate --backend nccl
 expect "cannot read hostfile '$tmp/none'" run --backend mpi --ranks 2 --algo ring --bytes 4K --hostfile "$tmp/none"
 # GPU backends: where collsim-gpu-worker was built next to collsim, a machine without a GPU
 # gets the worker's "no CUDA device: <why>"; where it was not, the launcher's "is not built".
 if [ -x "$(dirname "$collsim")/collsim-gpu-worker" ] && ! command -v nvidia-smi >/dev/null; then
   expect "no CUDA device: "            run --backend cuda --ranks 2 --algo ring --bytes 4K
   expect "no CUDA device: "            run --backend nccl --ranks 2 --algo ring --bytes 4K
+  expect "no CUDA device: "            calibrate --backend cuda --ranks 4
 elif [ ! -e "$(dirname "$collsim")/collsim-gpu-worker" ]; then
   expect "backend 'cuda' is not built" run --backend cuda --ranks 2 --algo ring --bytes 4K
   expect "backend 'nccl' is not built" run --backend nccl --ranks 2 --algo ring --bytes 4K

@@ -53,6 +53,22 @@ TEST_CASE("the calibrated config loads as a cluster and carries the fitted numbe
   CHECK_THAT(yaml, Catch::Contains("rms relative residual"));
 }
 
+TEST_CASE("a GPU calibration is one GPU's virtual ranks, named after the GPU, and loads") {
+  CalibrationSamples s = synthetic_samples(4e-6, 1.2e12, 3e-13);
+  s.library = "CUDA runtime 13.0, driver API 13.0";
+  s.device = "NVIDIA H100 80GB HBM3";
+  const Calibration c = fit_calibration(s);
+  const std::string yaml = calibrated_config_yaml(c, "gpu-nvidia-h100-80gb-hbm3", 8);
+  const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
+  CHECK(cluster.ranks == 8);
+  CHECK(1.0 / cluster.cost.inter_node.beta_s_per_byte == Approx(1.2e12).epsilon(1e-5));
+  CHECK_THAT(yaml, Catch::Contains("hbm:") && Catch::Contains("8 virtual ranks on one NVIDIA H100 80GB HBM3"));
+  CHECK_THAT(yaml, !Catch::Contains("shm"));
+  CHECK(platform_name(describe_machine(s.library, s.device), "cuda") == "gpu-nvidia-h100-80gb-hbm3");
+  CHECK_THAT(machine_markdown(describe_machine(s.library, s.device)), Catch::Contains("| GPU | NVIDIA H100 80GB HBM3 |"));
+  CHECK(calibration_samples_from_json(to_json(s)).device == s.device);
+}
+
 TEST_CASE("calibration samples survive the worker's JSON") {
   const CalibrationSamples s = synthetic_samples(1e-6, 1e9, 1e-10);
   const CalibrationSamples back = calibration_samples_from_json(to_json(s));

@@ -25,7 +25,7 @@ struct CalibrateOptions {
 void run(CalibrateOptions o) {
   o.job.max_bytes = parse_size(o.max_bytes);
   const Calibration c = fit_calibration(measure_calibration(o.job, o.launch));
-  const std::string name = platform_name(describe_machine(c.samples.library), o.job.backend);
+  const std::string name = platform_name(describe_machine(c.samples.library, c.samples.device), o.job.backend);
   const std::string yaml = calibrated_config_yaml(c, name, o.job.ranks);
   parse_cluster_config(yaml, "calibrated config");  // what we write must load
   if (o.output.empty()) {
@@ -47,7 +47,7 @@ void add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
   CalibrateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("calibrate", "Measure alpha, beta, gamma and shared capacity; write a cluster YAML");
-  cmd->add_option("--backend", o.job.backend, "mpi")->required();
+  cmd->add_option("--backend", o.job.backend, "mpi (processes on this node) or cuda (virtual ranks on one GPU)")->required();
   cmd->add_option("-p,--ranks", o.job.ranks, "Ranks (pairs for the concurrent test)")
       ->capture_default_str()
       ->check(CLI::Range(Rank(2), Rank(4096)));

@@ -57,11 +57,11 @@ std::string preamble(const ValidateOptions& o, const Calibration& c, const std::
       "# Validation: {}\n\n"
       "`collsim validate --backend {} --ranks {} --bytes {} --iters {} --warmup {}`\n\n"
       "Predicted: flow engine on `calibrated.yaml` (alpha {}, {:.3f} GB/s per rank link, shared capacity {}, "
-      "gamma {:.3g} s/B). Measured: the median of {} iterations of the same schedule executed over MPI, each "
+      "gamma {:.3g} s/B). Measured: the median of {} iterations of the same schedule executed on backend {}, each "
       "verified. Machine: `machine.md`; plot: `plot.svg`.\n",
       name, o.backend, o.ranks, o.bytes, o.iterations, o.warmup, format_seconds(c.link.intercept), 1e-9 / c.link.slope,
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", c.shared_Bps * 1e-9) : std::string("none"), c.gamma_s_per_byte,
-      o.iterations);
+      o.iterations, o.backend);
 }
 
 void run(const ValidateOptions& o) {
@@ -69,7 +69,7 @@ void run(const ValidateOptions& o) {
   CalibrationJob calibration_job{o.backend, *std::max_element(ranks.begin(), ranks.end()), parse_size(o.max_bytes), 0.05};
   fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
   const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
-  const MachineInfo machine = describe_machine(c.samples.library);
+  const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
   const std::string name = platform_name(machine, o.backend);
   std::vector<ValidationRow> rows;
   for (Rank p : ranks) {
@@ -104,7 +104,7 @@ void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   ValidateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("validate", "Calibrate, predict (flow engine), execute, and report predicted vs measured");
-  cmd->add_option("--backend", o.backend, "mpi")->required();
+  cmd->add_option("--backend", o.backend, "mpi or cuda (calibrated backends)")->required();
   cmd->add_option("-p,--ranks", o.ranks, "Rank counts, e.g. 2,4")->capture_default_str();
   cmd->add_option("-b,--bytes", o.bytes, "Sizes per rank (multiples of 4)")->capture_default_str();
   cmd->add_option("-a,--algo", o.algo, "Algorithms or 'all'")->capture_default_str();

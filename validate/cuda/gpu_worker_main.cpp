@@ -1,6 +1,7 @@
 // validate/cuda/gpu_worker_main.cpp — collsim-gpu-worker JOB.json OUT.json: started by
 // `collsim run --backend cuda|nccl` (one process drives every rank; validate/launcher.hpp).
-// JOB is the same run job the MPI worker gets; OUT receives the measurements. An error is
+// JOB is the same job the MPI worker gets (run, or calibrate for cuda: cuda_calibration.hpp);
+// OUT receives the measurements or the calibration samples. An error is
 // one line "collsim-gpu-worker: error: ..." on stderr and exit status 2, which the launcher
 // turns into collsim's one-line error (e.g. "no CUDA device: ..." on a machine without one).
 // `collsim-gpu-worker --version` names the backends this build has (used by the tests).
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "validate/cuda/cuda_calibration.hpp"
 #include "validate/cuda/cuda_executor.hpp"
 #ifdef COLLSIM_WITH_NCCL
 #include "validate/nccl/nccl_executor.hpp"
@@ -45,10 +47,15 @@ void work(const std::string& job_path, const std::string& out_path) {
   std::ifstream file(job_path);
   if (!file) throw Error("cannot read " + job_path);
   const nlohmann::json job = nlohmann::json::parse(file);
-  if (job.at("mode") != "run") throw Error("calibration on the GPU backends is not implemented (only mpi)");
   nlohmann::json out;
-  out["measurements"] = nlohmann::json::array();
-  for (const Measurement& m : run_backend(job_from_json(job))) out["measurements"].push_back(to_json(m));
+  if (job.at("mode") == "calibrate") {
+    if (job.at("backend") != "cuda") throw Error("calibration of backend '" + job.at("backend").get<std::string>() + "' is not implemented");
+    const CalibrationPlan plan{job.at("max_bytes").get<std::uint64_t>(), job.at("seconds_per_point").get<double>()};
+    out["calibration"] = to_json(measure_cuda_calibration(plan, job.at("ranks").get<Rank>()));
+  } else {
+    out["measurements"] = nlohmann::json::array();
+    for (const Measurement& m : run_backend(job_from_json(job))) out["measurements"].push_back(to_json(m));
+  }
   std::ofstream answer(out_path);
   answer << out.dump() << '\n';
   if (!answer) throw Error("cannot write " + out_path);

@@ -8,11 +8,6 @@
 
 namespace collsim {
 
-struct CalibrationPlan {
-  std::uint64_t max_bytes = 64ull << 20;
-  double seconds_per_point = 0.05;  // repetitions are chosen to take about this long
-};
-
 // Complete on rank 0.
 CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan);
 

@@ -32,11 +32,13 @@ void enable_peer_access(int devices) {
   }
 }
 
-std::uint64_t largest_reduced_receive(const Schedule& schedule) {
+// The staging a rank needs: reductions of chunks from another GPU (on one GPU they are fused).
+std::uint64_t largest_reduced_receive(const Schedule& schedule, int devices) {
   std::uint64_t largest = 0;
   for (TransferId id = 0; id < schedule.size(); ++id) {
     const Transfer t = schedule.transfer(id);
-    if (t.op == Op::reduce && !t.is_local()) largest = std::max(largest, schedule.transfer_bytes(id));
+    const bool across_gpus = t.src % Rank(devices) != t.dst % Rank(devices);
+    if (t.op == Op::reduce && across_gpus) largest = std::max(largest, schedule.transfer_bytes(id));
   }
   return largest;
 }
@@ -77,7 +79,9 @@ class CudaScheduleRun {
     const std::uint64_t count = schedule_.transfer_bytes(id);  // elements: see reference_data.hpp
     if (t.op == Op::copy) {
       copy(destination, to, source, from, count);
-    } else if (t.is_local()) {
+    } else if (t.is_local() || to.device == from.device) {
+      // Fused receive-reduce: on one GPU the kernel reads the sender's chunk where it is,
+      // as a copy would (the schedule orders the sender's later writes after this event).
       reduce(destination, source, count, t.dst);
     } else {
       copy(to.staging, to, source, from, count);
@@ -113,7 +117,7 @@ class CudaScheduleRun {
 Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, std::uint64_t bytes, int devices,
                          bool corrupt) {
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
-  GpuRanks ranks(job.request.ranks, devices, schedule.info().address_space(), largest_reduced_receive(schedule));
+  GpuRanks ranks(job.request.ranks, devices, schedule.info().address_space(), largest_reduced_receive(schedule, devices));
   CudaScheduleRun run(schedule, ranks, corrupt);
   Measurement m = measurement_of(job, "cuda", algorithm, bytes, schedule);
   m.times_s = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); });

@@ -98,8 +98,8 @@ NodeWording wording_of(const Calibration& c, std::uint32_t ranks) {
 std::string calibrated_config_yaml(const Calibration& c, const std::string& name, std::uint32_t ranks) {
   const NodeWording w = wording_of(c, ranks);
   std::string y = fmt::format(
-      "# Calibrated by `collsim calibrate` ({}): {}. Numbers are fits to measurements on this machine, not\n"
-      "# datasheet values.\n"
+      "# Calibrated by `collsim calibrate` ({}): {}.\n"
+      "# Numbers are fits to measurements on this machine, not datasheet values.\n"
       "name: {}\n"
       "description: {}\n"
       "link_classes:\n"

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "validate/reference_data.hpp"
+
 namespace collsim {
 
 double median_of(std::vector<double> values) {
@@ -100,6 +102,26 @@ Measurement measurement_of(const ExecutionJob& job, const std::string& backend, 
   m.bytes = bytes;
   m.segments = schedule.info().segments;
   m.transfers = schedule.size();
+  return m;
+}
+
+ScheduleInfo library_allreduce_info(const ExecutionJob& job, const std::string& name, std::uint64_t bytes) {
+  ScheduleInfo info;
+  info.collective = Collective::allreduce;
+  info.algorithm = name;
+  info.ranks = job.request.ranks;
+  info.bytes = bytes / kElementBytes;
+  return info;
+}
+
+Measurement measurement_of(const ExecutionJob& job, const std::string& backend, const ScheduleInfo& library,
+                           std::uint64_t bytes) {
+  Measurement m;
+  m.collective = library.collective;
+  m.algorithm = library.algorithm;
+  m.backend = backend;
+  m.ranks = job.request.ranks;
+  m.bytes = bytes;
   return m;
 }
 

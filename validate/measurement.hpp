@@ -48,6 +48,13 @@ struct ExecutionJob {
 Measurement measurement_of(const ExecutionJob& job, const std::string& backend, const std::string& algorithm,
                            std::uint64_t bytes, const Schedule& schedule);
 
+// The library's own allreduce (`name`: MPI_Allreduce, ncclAllReduce) on the job's ranks, as
+// verification sees it: in float elements, checked against the allreduce reference.
+ScheduleInfo library_allreduce_info(const ExecutionJob& job, const std::string& name, std::uint64_t bytes);
+// A measurement of it as `backend` runs it, its times still to come.
+Measurement measurement_of(const ExecutionJob& job, const std::string& backend, const ScheduleInfo& library,
+                           std::uint64_t bytes);
+
 nlohmann::json to_json(const Measurement& m);
 Measurement measurement_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const ExecutionJob& job);

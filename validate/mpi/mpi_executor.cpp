@@ -108,17 +108,9 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
 // MPI_Allreduce on the rank's buffer: in place on the host; on a device, in place there
 // with a CUDA-aware MPI, else staged (to the host, MPI_Allreduce, back), all of it timed.
 Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, const DeviceFactory& make_device) {
-  ScheduleInfo info;
-  info.collective = Collective::allreduce;
-  info.algorithm = "MPI_Allreduce";
-  info.ranks = job.request.ranks;
-  info.bytes = bytes / kElementBytes;
+  const ScheduleInfo info = library_allreduce_info(job, "MPI_Allreduce", bytes);
   std::vector<float> host(info.bytes);
-  Measurement m;
-  m.algorithm = info.algorithm;
-  m.backend = job.backend;
-  m.ranks = info.ranks;
-  m.bytes = bytes;
+  Measurement m = measurement_of(job, job.backend, info, bytes);
   const int count = int(host.size());
   if (!make_device) {
     m.times_s = timed_iterations(job, info, host, std::nullopt, [&] {

@@ -150,17 +150,9 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
 }
 
 Measurement run_nccl_allreduce(const ExecutionJob& job, std::uint64_t bytes, const NcclComms& comms) {
-  ScheduleInfo info;
-  info.collective = Collective::allreduce;
-  info.algorithm = "ncclAllReduce";
-  info.ranks = job.request.ranks;
-  info.bytes = bytes / sizeof(float);
+  const ScheduleInfo info = library_allreduce_info(job, "ncclAllReduce", bytes);
   GpuRanks ranks(info.ranks, int(info.ranks), info.bytes, 0);
-  Measurement m;
-  m.algorithm = info.algorithm;
-  m.backend = "nccl";
-  m.ranks = info.ranks;
-  m.bytes = bytes;
+  Measurement m = measurement_of(job, "nccl", info, bytes);
   m.times_s = timed_gpu_iterations(job, info, ranks, [&] {
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (Rank r = 0; r < info.ranks; ++r)

@@ -9,7 +9,7 @@ set -euo pipefail
 # (Debian's /usr/bin/python3); librsvg2-bin, libxml2-utils: render and validate the SVG pictures.
 packages=(cmake ninja-build g++ make pkg-config
           libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libboost-graph-dev catch2
-          libsimgrid-dev
+          libsimgrid-dev openmpi-bin libopenmpi-dev
           pybind11-dev python3-dev jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas
           python3-nbformat librsvg2-bin libxml2-utils)
 

@@ -46,13 +46,19 @@ struct WorkerBinary {
 
 WorkerBinary worker_of(const std::string& backend) {
 #ifdef COLLSIM_GPU_WORKER_CONFIGURED
-  constexpr const char* gpu_missing = "collsim-gpu-worker is missing next to collsim (build the collsim-gpu-worker target)";
+  constexpr const char* gpu_missing = "collsim-gpu-worker is missing next to collsim (run `make build`, or build the collsim-gpu-worker target)";
 #else
   constexpr const char* gpu_missing = "collsim was configured without the CUDA toolkit (needs /usr/local/cuda/bin/nvcc; see "
                                       "COLLSIM_WITH_CUDA)";
 #endif
-  if (backend == "mpi")
-    return {"collsim-mpi-worker", "collsim was configured without MPI (install libopenmpi-dev and reconfigure)"};
+#ifdef COLLSIM_MPI_WORKER_CONFIGURED
+  constexpr const char* mpi_missing = "collsim-mpi-worker is missing next to collsim (run `make build`, or build the "
+                                      "collsim-mpi-worker target)";
+#else
+  constexpr const char* mpi_missing = "collsim was configured without MPI (run `make deps` to install libopenmpi-dev, then "
+                                      "reconfigure)";
+#endif
+  if (backend == "mpi") return {"collsim-mpi-worker", mpi_missing};
   if (backend == "mpi+cuda")
     return {"collsim-mpi-cuda-worker",
             "it needs both MPI (libopenmpi-dev) and the CUDA toolkit (/usr/local/cuda/bin/nvcc) at configure time"};

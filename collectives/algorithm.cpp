@@ -2,6 +2,7 @@
 #include "collectives/algorithm.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,26 +14,111 @@ namespace collsim {
 
 using enum Collective;
 
+namespace {
+
+// Sizes, checked against the generators by tests/collectives/test_algorithms.cpp. A rank's
+// buffer has at most `bytes` elements: empty chunks are never cut or sent.
+double lg(Rank p) { return ceil_log2(p); }
+double cut(const ScheduleRequest& r, double parts) { return std::max(1.0, std::min(parts, double(r.bytes))); }
+ScheduleSize one_pass(double transfers, double elements) { return {transfers, elements, transfers}; }
+
+ScheduleSize ring_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * (r.ranks - 1.0), cut(r, r.ranks)); }
+ScheduleSize star_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks, 1); }  // naive, binomial
+// Trees and recursive doubling also cut a staging area (scratch) beside the data.
+ScheduleSize tree_size(const ScheduleRequest& r) { return one_pass(3.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
+ScheduleSize two_tree_size(const ScheduleRequest& r) {
+  return one_pass(6.0 * r.ranks * r.segments, 3 * cut(r, 2.0 * r.segments));
+}
+ScheduleSize doubling_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * (lg(r.ranks) + 2), 2); }
+// Halving step k moves P/2^(k+1) blocks per rank: about P blocks per rank in each half.
+ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
+  const double transfers = 2.0 * r.ranks * (lg(r.ranks) + 2), elements = cut(r, r.ranks);
+  return {transfers, elements, transfers + 2.0 * r.ranks * elements};
+}
+ScheduleSize hierarchical_size(const ScheduleRequest& r) {
+  const double g = std::max<Rank>(r.ranks_per_node, 1);
+  return one_pass(2.0 * r.ranks * (g + r.ranks / g), cut(r, r.ranks));
+}
+
+// The first limit a size breaks, in words, or "" when it fits.
+std::string size_problem(const ScheduleSize& size, Rank ranks) {
+  if (size.transfers > kMaxScheduleTransfers)
+    return fmt::format("about {:.2g} transfers, more than the {:.0e} a schedule may hold in memory (~48 bytes each)",
+                       size.transfers, kMaxScheduleTransfers);
+  if (ranks * size.elements > kMaxElementRecords)
+    return fmt::format("{:.2g} (rank, element) records to track ({} elements per rank), more than the {:.0e} "
+                       "(~8 bytes each) that fit in memory",
+                       ranks * size.elements, size.elements, kMaxElementRecords);
+  if (size.element_visits > kMaxElementVisits)
+    return fmt::format("about {:.2g} element visits, more than the {:.0e} (about a minute) a build may take",
+                       size.element_visits, kMaxElementVisits);
+  return "";
+}
+
+}  // namespace
+
 const std::vector<AlgorithmEntry>& algorithm_table() {
   static const std::vector<AlgorithmEntry> table{
       {"ring", "reduce-scatter then allgather around a ring, 2(P-1) steps (seeds 000, 002)",
-       {allreduce, reduce_scatter, allgather}, false, algorithms::ring},
+       {allreduce, reduce_scatter, allgather}, false, algorithms::ring, false, ring_size},
       {"naive", "single reducer: every rank sends to the root, which sends the result back (seed 000)",
-       {allreduce, reduce, broadcast}, false, algorithms::naive},
+       {allreduce, reduce, broadcast}, false, algorithms::naive, false, star_size},
       {"binomial", "binomial-tree reduce then binomial-tree broadcast, 2 ceil(lg P) steps (MPICH)",
-       {allreduce, reduce, broadcast}, false, algorithms::binomial},
+       {allreduce, reduce, broadcast}, false, algorithms::binomial, false, star_size},
       {"tree", "binary tree (NCCL's) reduce then broadcast, pipelined in segments",
-       {allreduce, reduce, broadcast}, true, algorithms::tree},
+       {allreduce, reduce, broadcast}, true, algorithms::tree, false, tree_size},
       {"two-tree", "double binary tree: two complementary trees carry half the data each (NCCL)",
-       {allreduce}, true, algorithms::two_tree},
+       {allreduce}, true, algorithms::two_tree, false, two_tree_size},
       {"recursive-doubling", "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
-       {allreduce}, false, algorithms::recursive_doubling},
+       {allreduce}, false, algorithms::recursive_doubling, false, doubling_size},
       {"rabenseifner", "recursive-halving reduce-scatter then recursive-doubling allgather",
-       {allreduce}, false, algorithms::rabenseifner},
+       {allreduce}, false, algorithms::rabenseifner, false, rabenseifner_size},
       {"hierarchical-ring", "ring inside each node, ring across nodes, ring inside again",
-       {allreduce}, false, algorithms::hierarchical_ring},
+       {allreduce}, false, algorithms::hierarchical_ring, true, hierarchical_size},
   };
   return table;
+}
+
+bool AlgorithmEntry::runs_on(Rank ranks, Rank ranks_per_node) const {
+  return !needs_ranks_per_node || (ranks_per_node > 0 && ranks % ranks_per_node == 0);
+}
+
+std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
+                                                Rank ranks_per_node) {
+  const bool every = names.size() == 1 && (names[0] == "all" || names[0] == "auto");
+  std::vector<std::string> out;
+  if (!every) {
+    for (const std::string& name : names) {
+      const AlgorithmEntry& a = find_algorithm(name);
+      if (!a.supports(collective))
+        throw Error(fmt::format("algorithm '{}' does not implement {}", name, to_string(collective)));
+      out.push_back(name);
+    }
+    return out;
+  }
+  for (const AlgorithmEntry& a : algorithm_table())
+    if (a.supports(collective) && a.runs_on(ranks, ranks_per_node)) out.emplace_back(a.name);
+  return out;
+}
+
+ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
+  ScheduleRequest r = request;
+  r.segments = algorithm.pipelined ? (r.segments > 0 ? r.segments : default_segments(r.bytes)) : 1;
+  return algorithm.size_bound(r);
+}
+
+void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
+  const std::string problem = size_problem(estimated_size(algorithm, request), request.ranks);
+  if (problem.empty()) return;
+  std::vector<std::string_view> fitting;
+  for (const AlgorithmEntry& a : algorithm_table())
+    if (a.supports(request.collective) && a.runs_on(request.ranks, request.ranks_per_node) &&
+        size_problem(estimated_size(a, request), request.ranks).empty())
+      fitting.push_back(a.name);
+  throw Error(fmt::format("{} {} on {} ranks of {} bytes is too large to build: {}; use fewer ranks{}{}", algorithm.name,
+                          to_string(request.collective), request.ranks, request.bytes, problem,
+                          algorithm.pipelined ? " or fewer --segments" : "",
+                          fitting.empty() ? "" : fmt::format(", or an algorithm that fits: {}", fmt::join(fitting, ", "))));
 }
 
 bool AlgorithmEntry::supports(Collective c) const {
@@ -74,6 +160,7 @@ Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& re
     throw Error(fmt::format("root {} is not a rank (ranks are 0..{})", request.root, request.ranks - 1));
   if (!entry.pipelined && request.segments > 1)
     throw Error(fmt::format("algorithm '{}' is not pipelined: --segments must be 1", algorithm));
+  check_schedule_fits(entry, request);
   ScheduleRequest r = request;
   if (entry.pipelined && r.segments == 0) r.segments = default_segments(r.bytes);
   if (!entry.pipelined) r.segments = 1;

@@ -21,6 +21,22 @@ struct ScheduleRequest {
 };
 
 using Generator = Schedule (*)(const ScheduleRequest&);
+// What building a schedule costs, bounded from above before generating it (segments
+// resolved): its transfers, the elements each rank's buffer is cut into (the builder and the
+// checker keep a record per rank and element), and the element visits of its transfers.
+struct ScheduleSize {
+  double transfers = 0;
+  double elements = 0;
+  double element_visits = 0;
+};
+using SizeBound = ScheduleSize (*)(const ScheduleRequest&);
+
+// The size guard's limits (kept well inside a 24 GB, 2-core machine; about a minute of work):
+// ~48 bytes per transfer in the IR, 8 bytes per (rank, element) record, and visits at about
+// 10-20 M per second.
+inline constexpr double kMaxScheduleTransfers = 1e8;
+inline constexpr double kMaxElementRecords = 5e8;
+inline constexpr double kMaxElementVisits = 5e8;
 
 struct AlgorithmEntry {
   std::string_view name;
@@ -28,13 +44,29 @@ struct AlgorithmEntry {
   std::vector<Collective> collectives;
   bool pipelined;  // takes a segment count
   Generator generate;
+  bool needs_ranks_per_node;  // runs on whole nodes only (ranks_per_node given, dividing P)
+  SizeBound size_bound;
 
   bool supports(Collective c) const;
+  // Whether it can run on `ranks` ranks, `ranks_per_node` to a node (0: no nodes).
+  bool runs_on(Rank ranks, Rank ranks_per_node) const;
 };
+
 
 const std::vector<AlgorithmEntry>& algorithm_table();
 const AlgorithmEntry& find_algorithm(std::string_view name);  // throws Error listing valid names
 std::vector<std::string_view> algorithms_for(Collective collective);
+
+// The algorithms a request names, checked: "all" and "auto" become every algorithm of the
+// collective that runs on these ranks; other names must exist and implement the collective.
+std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
+                                                Rank ranks_per_node);
+
+// The size bound of `algorithm` for this request (its default segments filled in).
+ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
+// Throws Error when the schedule would be too large to build (the kMax limits above),
+// naming the estimate, the limit, and the algorithms of the collective that would fit.
+void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
 
 // Segments used when the request leaves them at 0: about 1 MiB per segment, 1 to 64.
 std::uint32_t default_segments(std::uint64_t bytes);

@@ -5,9 +5,33 @@
 // network between nodes; ranks n*G .. n*G+G-1 share node n when ranks_per_node = G > 0.
 #pragma once
 
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
 #include "collectives/schedule.hpp"
 
 namespace collsim {
+
+// The physically possible range of each cost number. A value outside it is a unit slip
+// (bits for bytes, microseconds for seconds) or a typo, refused with the range instead of
+// turning into zero or 300-digit times.
+struct PhysicalRange {
+  std::string_view quantity;
+  double min, max;
+};
+inline constexpr PhysicalRange kBandwidthRange{"bytes/s", 1e3, 1e15};    // 1 kB/s .. 1 PB/s
+inline constexpr PhysicalRange kTimeRange{"seconds", 0, 1};              // alpha, latency: 0 .. 1 s
+inline constexpr PhysicalRange kGammaRange{"seconds per byte", 0, 1e-3};  // reduction: down to 1 kB/s
+inline constexpr PhysicalRange kBetaRange{"seconds per byte", 1e-15, 1e-3};
+
+// Why `value` is outside `range` ("expected seconds in 0..1, got 1e+300"), or "" inside.
+inline std::string range_problem(const PhysicalRange& range, double value) {
+  if (std::isfinite(value) && value >= range.min && value <= range.max) return "";
+  return fmt::format("expected {} in {:g}..{:g}, got {:g}", range.quantity, range.min, range.max, value);
+}
 
 struct LinkCost {
   double alpha_s = 0;

@@ -34,6 +34,8 @@
 namespace collsim {
 
 using Rank = std::uint32_t;
+// The most ranks a request may name (the command line's --ranks range).
+inline constexpr Rank kMaxRanks = Rank(1) << 24;
 using TransferId = std::uint32_t;
 using ChunkId = std::uint32_t;
 inline constexpr TransferId kNoTransfer = 0xFFFFFFFFu;

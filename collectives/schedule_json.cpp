@@ -1,13 +1,13 @@
 // collectives/schedule_json.cpp — the JSON form of the IR (docs/schedule-format.md).
 #include "collectives/schedule_json.hpp"
 
-#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
+#include "collectives/file_io.hpp"
 
 namespace collsim {
 namespace {
@@ -56,6 +56,8 @@ ScheduleInfo info_from_json(const json& j) {
   info.collective = parse_collective(string_field(j, "collective", "schedule"));
   info.algorithm = string_field(j, "algorithm", "schedule");
   info.ranks = u32_field(j, "ranks", "schedule");
+  if (info.ranks == 0 || info.ranks > kMaxRanks)
+    throw Error(fmt::format("schedule JSON: ranks must be 1..{} (got {})", kMaxRanks, info.ranks));
   info.bytes = unsigned_field(j, "bytes", "schedule");
   info.scratch_bytes = unsigned_field(j, "scratch_bytes", "schedule");
   if (info.scratch_bytes > std::numeric_limits<std::uint64_t>::max() - info.bytes)
@@ -127,18 +129,14 @@ Schedule schedule_from_json(const json& j) {
 }
 
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
-  std::ofstream out(path);
-  if (!out) throw Error(fmt::format("cannot write schedule file '{}'", path.string()));
-  out << schedule_to_json(schedule).dump() << '\n';
-  if (!out) throw Error(fmt::format("error while writing schedule file '{}'", path.string()));
+  write_text_file(path, schedule_to_json(schedule).dump() + '\n', "schedule");
 }
 
 Schedule load_schedule(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot read schedule file '{}'", path.string()));
+  const std::string text = read_text_file(path, "schedule");
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw Error(fmt::format("schedule file '{}' is not valid JSON (truncated or corrupt): {}", path.string(), e.what()));
   }

@@ -1,8 +1,11 @@
 // collectives/units.cpp — parsing and printing sizes and times.
 #include "collectives/units.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -19,6 +22,22 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// The largest size: what a signed 64-bit count (JSON readers, CSV tools) still holds exactly.
+constexpr std::uint64_t kMaxSize = std::uint64_t(std::numeric_limits<std::int64_t>::max());
+
+// Whole numbers stay exact (9223372036854775807 is not rounded through a double).
+std::optional<std::uint64_t> exact_whole(std::string_view digits, std::uint64_t multiplier) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  if (value > kMaxSize / multiplier) return std::nullopt;
+  return value * multiplier;
+}
+
+}  // namespace
+
 std::uint64_t parse_size(std::string_view text) {
   const std::string_view s = trim(text);
   auto bad = [&](const char* why) {
@@ -26,42 +45,68 @@ std::uint64_t parse_size(std::string_view text) {
   };
   if (s.empty()) throw bad("empty");
   if (s.front() == '-') throw bad("sizes cannot be negative");
-  double multiplier = 1;
+  std::uint64_t multiplier = 1;
   std::string_view number = s;
   switch (s.back()) {
-    case 'K': case 'k': multiplier = 1024.0; break;
-    case 'M': case 'm': multiplier = 1024.0 * 1024; break;
-    case 'G': case 'g': multiplier = 1024.0 * 1024 * 1024; break;
+    case 'K': case 'k': multiplier = 1ull << 10; break;
+    case 'M': case 'm': multiplier = 1ull << 20; break;
+    case 'G': case 'g': multiplier = 1ull << 30; break;
     default: break;
   }
   if (multiplier != 1) number.remove_suffix(1);
+  if (number.find_first_not_of("0123456789") == std::string_view::npos) {
+    if (const auto exact = exact_whole(number, multiplier)) return *exact;
+    if (!number.empty()) throw bad("too large (at most 2^63 - 1 bytes)");
+  }
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value)) throw bad("not a number");
   if (value < 0) throw bad("sizes cannot be negative");
-  const double bytes = std::round(value * multiplier);
-  if (bytes > 1.8e19) throw bad("too large");
+  const double bytes = std::round(value * double(multiplier));
+  if (bytes >= 9.2e18) throw bad("too large (at most 2^63 - 1 bytes)");
   return static_cast<std::uint64_t>(bytes);
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    items.emplace_back(trim(text.substr(pos, comma - pos)));
+    pos = comma + 1;
+  }
+  return items;
+}
+
+std::vector<std::string> parse_name_list(std::string_view text, std::string_view what) {
+  std::vector<std::string> names;
+  for (std::string& item : split_list(text)) {
+    if (item.empty()) throw Error(fmt::format("invalid {} list '{}': an empty name (stray comma?)", what, text));
+    if (std::find(names.begin(), names.end(), item) != names.end())
+      throw Error(fmt::format("invalid {} list '{}': '{}' is named twice", what, text, item));
+    names.push_back(std::move(item));
+  }
+  return names;
 }
 
 std::vector<std::uint64_t> parse_size_list(std::string_view text) {
   std::vector<std::uint64_t> sizes;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string_view item = text.substr(pos, comma - pos);
-    if (const std::size_t colon = item.find(':'); colon != std::string_view::npos) {
+  auto add = [&](std::uint64_t b) {
+    if (std::find(sizes.begin(), sizes.end(), b) != sizes.end())
+      throw Error(fmt::format("invalid size list '{}': {} is listed twice", text, format_size(b)));
+    sizes.push_back(b);
+  };
+  for (const std::string& item : split_list(text)) {
+    if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
       const std::uint64_t first = parse_size(item.substr(0, colon)), last = parse_size(item.substr(colon + 1));
       if (first == 0 || first > last)
         throw Error(fmt::format("invalid size range '{}': expected A:B with 0 < A <= B", item));
       for (std::uint64_t b = first; b <= last; b *= 2) {
-        sizes.push_back(b);
+        add(b);
         if (b > last / 2) break;  // doubling again would pass B (or wrap around)
       }
     } else {
-      sizes.push_back(parse_size(item));
+      add(parse_size(item));
     }
-    pos = comma + 1;
   }
   return sizes;
 }

@@ -12,7 +12,11 @@
 namespace collsim {
 
 std::uint64_t parse_size(std::string_view text);                    // throws Error
-std::vector<std::uint64_t> parse_size_list(std::string_view text);  // throws Error
+std::vector<std::uint64_t> parse_size_list(std::string_view text);  // throws Error; a size twice is an error
+// "a, b,c" -> {"a", "b", "c"}: the one comma splitter (items trimmed, empty ones kept).
+std::vector<std::string> split_list(std::string_view text);
+// A list of names ("ring,two-tree"): no empty item, no name twice (throws Error naming `what`).
+std::vector<std::string> parse_name_list(std::string_view text, std::string_view what);
 std::string format_size(std::uint64_t bytes);                       // "64M"; "1200000000" when not a short binary multiple
 std::string format_seconds(double seconds);                         // "12.3 us", "405 ms"
 

@@ -40,16 +40,8 @@ std::vector<std::uint64_t> sizes_of(const py::handle& sizes) {
 }
 
 std::vector<std::string> names_of(const py::handle& names) {
-  if (py::isinstance<py::str>(names)) {  // "ring,two-tree" names several, as on the command line
-    std::vector<std::string> out;
-    const std::string text = names.cast<std::string>();
-    for (std::size_t pos = 0; pos <= text.size();) {
-      const std::size_t comma = std::min(text.find(',', pos), text.size());
-      out.push_back(text.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
-    return out;
-  }
+  // "ring,two-tree" names several, as on the command line
+  if (py::isinstance<py::str>(names)) return parse_name_list(names.cast<std::string>(), "algorithm");
   return names.cast<std::vector<std::string>>();
 }
 

@@ -15,21 +15,33 @@
 namespace collsim {
 namespace {
 
-bool runs_on(std::string_view algorithm, const PredictionRequest& r) {
-  if (algorithm != "hierarchical-ring") return true;
-  const Rank g = r.cost.ranks_per_node;
-  return g > 0 && r.ranks % g == 0;
+ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntry& algorithm, std::uint64_t bytes) {
+  ScheduleRequest sr;
+  sr.collective = r.collective;
+  sr.ranks = r.ranks;
+  sr.bytes = bytes;
+  sr.segments = algorithm.pipelined ? r.segments : 0;
+  sr.ranks_per_node = r.cost.ranks_per_node;
+  return sr;
 }
 
+// Named algorithms must fit (generate_schedule says why not); "all" and "auto" leave out,
+// with a note, those too large to build at some size.
 std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
+  std::vector<std::string> names = expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node);
   const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
-  if (!every) {
-    for (const std::string& a : r.algorithms) find_algorithm(a);  // unknown names fail here
-    return r.algorithms;
-  }
-  std::vector<std::string> names;
-  for (std::string_view a : algorithms_for(r.collective))
-    if (runs_on(a, r)) names.emplace_back(a);
+  if (!every) return names;
+  std::erase_if(names, [&](const std::string& name) {
+    const AlgorithmEntry& a = find_algorithm(name);
+    for (std::uint64_t bytes : r.sizes)
+      try {
+        check_schedule_fits(a, schedule_request(r, a, bytes));
+      } catch (const Error& e) {
+        if (r.on_note) r.on_note(fmt::format("left out {}: {}", name, e.what()));
+        return true;
+      }
+    return false;
+  });
   return names;
 }
 
@@ -73,13 +85,7 @@ void check_engine_fits(const PredictionRequest& r) {
 }
 
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
-  ScheduleRequest sr;
-  sr.collective = r.collective;
-  sr.ranks = r.ranks;
-  sr.bytes = bytes;
-  sr.segments = find_algorithm(algorithm).pipelined ? r.segments : 0;
-  sr.ranks_per_node = r.cost.ranks_per_node;
-  const Schedule schedule = generate_schedule(algorithm, sr);
+  const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
 
   PredictionRecord rec;
   rec.collective = r.collective;

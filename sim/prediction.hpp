@@ -57,11 +57,13 @@ struct PredictionRequest {
   FlowOptions flow;
   std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
   SimgridOptions simgrid;  // simgrid engine (builds with SimGrid only)
+  // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
+  std::function<void(const std::string&)> on_note;
 };
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and
-// can run on these ranks (hierarchical-ring needs whole nodes). "auto" keeps only each
-// size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
+// can run on these ranks (hierarchical-ring needs whole nodes) and whose schedule fits in
+// memory (the others are named through on_note). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
 // cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
 std::vector<PredictionRecord> predict(const PredictionRequest& request,
                                       const std::function<void(const std::string&)>& progress = {});

@@ -55,15 +55,27 @@ ChromeTrace::~ChromeTrace() {
 
 void ChromeTrace::close() {
   if (!file_) return;
-  fmt::print(file_, "\n]}}\n");
-  const bool failed = std::ferror(file_) != 0;
+  write("\n]}\n");
+  const bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
+  const std::string reason = failed ? std::strerror(errno) : "";
   std::fclose(file_);
   file_ = nullptr;
-  if (failed) throw Error(fmt::format("error writing trace {}", path_));
+  if (failed) throw Error(fmt::format("cannot write trace {}: {}", path_, reason));
+}
+
+// Every byte goes through here, so a full disk or a closed pipe is one Error, not an abort.
+void ChromeTrace::write(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+    const std::string reason = std::strerror(errno);
+    std::fclose(file_);
+    file_ = nullptr;
+    throw Error(fmt::format("cannot write trace {}: {}", path_, reason));
+  }
 }
 
 void ChromeTrace::event(const std::string& json) {
-  fmt::print(file_, "{}{}", events_ == 0 ? "" : ",\n", json);
+  if (events_ > 0) write(",\n");
+  write(json);
   ++events_;
 }
 

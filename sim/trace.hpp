@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "collectives/schedule.hpp"
 #include "sim/flow_engine.hpp"
@@ -31,6 +32,7 @@ class ChromeTrace {
   std::size_t events() const { return events_; }
 
  private:
+  void write(std::string_view text);
   void event(const std::string& json);
   void add_rank_tracks(int pid, const Schedule& schedule, const FlowResult& result, double gamma);
   void add_link_tracks(int pid, const Topology& topology, const FlowResult& result);

@@ -10,19 +10,7 @@
 namespace collsim {
 
 std::vector<std::string> expand_algorithms(const ExecutionRequest& request) {
-  const bool every = request.algorithms.size() == 1 && request.algorithms[0] == "all";
-  std::vector<std::string> names;
-  if (!every) {
-    for (const std::string& name : request.algorithms) {
-      if (!find_algorithm(name).supports(request.collective))
-        throw Error(fmt::format("algorithm '{}' does not implement {}", name, to_string(request.collective)));
-      names.push_back(name);
-    }
-    return names;
-  }
-  for (std::string_view name : algorithms_for(request.collective))
-    if (name != "hierarchical-ring" || request.ranks_per_node > 0) names.emplace_back(name);
-  return names;
+  return expand_algorithm_names(request.algorithms, request.collective, request.ranks, request.ranks_per_node);
 }
 
 ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t bytes) {
@@ -44,16 +32,6 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
   Schedule schedule = generate_schedule(algorithm, r);
   check_schedule(schedule);
   return schedule;
-}
-
-std::vector<std::string> split_names(const std::string& text) {
-  std::vector<std::string> names;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    if (comma > pos) names.push_back(text.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return names;
 }
 
 }  // namespace collsim

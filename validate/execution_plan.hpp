@@ -30,7 +30,4 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
 // The request in bytes the predictions use for the same schedule.
 ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t bytes);
 
-// "ring,two-tree" -> {"ring", "two-tree"}.
-std::vector<std::string> split_names(const std::string& text);
-
 }  // namespace collsim

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/file_io.hpp"
+#include "validate/progress.hpp"
 
 namespace collsim {
 namespace fs = std::filesystem;
@@ -107,32 +109,87 @@ void end_group(pid_t pid) {
   waitpid(pid, nullptr, WNOHANG);
 }
 
-// Waits for the child; returns its wait status, or nothing past the deadline.
-std::optional<int> wait_until(pid_t pid, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+// Without --timeout: a minute, plus a second for every 50 MB the ranks move in one iteration
+// of the largest case (P N bytes), so a slow 4 GiB run is given minutes, not called hung.
+double default_timeout_s(const LaunchRequest& r) {
+  std::uint64_t largest = r.job.value("max_bytes", std::uint64_t(0));
+  if (const auto sizes = r.job.find("sizes"); sizes != r.job.end() && sizes->is_array())
+    for (const nlohmann::json& size : *sizes) largest = std::max(largest, size.get<std::uint64_t>());
+  return 60.0 + double(r.ranks) * double(largest) / 50e6;
+}
+
+// Waits for the child; returns its wait status, or nothing once no rank has moved forward
+// for `timeout_s` (a slow run that keeps reporting progress is never cut off).
+std::optional<int> wait_while_alive(pid_t pid, double timeout_s, const fs::path& progress_folder) {
+  using Clock = std::chrono::steady_clock;
+  const auto timeout = std::chrono::duration<double>(timeout_s);
+  auto last_move = Clock::now(), last_look = Clock::now();
+  std::uint64_t beats = 0;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    const auto now = Clock::now();
+    if (now - last_look > std::chrono::milliseconds(250)) {
+      last_look = now;
+      std::uint64_t total = 0;
+      for (const RankProgress& p : read_progress(progress_folder)) total += p.beats;
+      if (total != beats) beats = total, last_move = now;
+    }
+    if (now - last_move > timeout) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return status;
 }
 
-// The worker's own error line if it wrote one, else the launcher's view of the failure.
+// mpirun's own complaint, when it failed before any worker could (a bad option, an unusable
+// hostfile): the first paragraph of its output, without Open MPI's dashed frame.
+std::string mpirun_complaint(const std::vector<std::string>& lines) {
+  std::string paragraph;
+  for (const std::string& line : lines) {
+    const bool frame = line.find_first_not_of("- \t") == std::string::npos;
+    if (frame && !paragraph.empty()) break;
+    if (frame || line.rfind("Type '", 0) == 0) continue;
+    paragraph += (paragraph.empty() ? "" : " ") + line;
+  }
+  return paragraph;
+}
+
+// Which rank mpirun says died, from its report ("Process name: [[5636,1],1]" and "Exit
+// code: 3", or "process rank 1 with PID ... exited on signal 9"), or "" when it names none.
+std::string dead_rank(const std::vector<std::string>& lines) {
+  std::string rank, code;
+  for (const std::string& line : lines) {
+    if (line.find("exited on signal") != std::string::npos) return line.substr(line.find_first_not_of(' '));
+    if (const std::size_t at = line.find("Process name: [["); at != std::string::npos) {
+      const std::size_t comma = line.rfind(','), close = line.rfind(']');
+      if (comma != std::string::npos && close != std::string::npos && close > comma)
+        rank = line.substr(comma + 1, close - comma - 1);
+    }
+    if (const std::size_t at = line.find("Exit code:"); at != std::string::npos)
+      code = line.substr(line.find_first_not_of(' ', at + 10));
+  }
+  if (rank.empty()) return "";
+  return code.empty() ? fmt::format("rank {} ended", rank) : fmt::format("rank {} exited with code {}", rank, code);
+}
+
+// The worker's own error line if it wrote one, else the rank mpirun says died, else what
+// mpirun itself said.
 std::string failure_message(const fs::path& log, int status) {
   std::ifstream file(log);
-  std::string line, exit_line;
-  while (std::getline(file, line)) {
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) {
     for (const char* prefix : {"collsim-mpi-worker: error: ", "collsim-gpu-worker: error: ", "collsim-launcher: error: "}) {
       const std::size_t at = line.find(prefix);
       if (at != std::string::npos) return line.substr(at + std::string_view(prefix).size());
     }
-    if (exit_line.empty() && (line.find("exited") != std::string::npos || line.find("signal") != std::string::npos))
-      exit_line = line.substr(0, line.find(", thus"));
+    lines.push_back(line);
   }
   const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                                               : fmt::format("exit status {}", WEXITSTATUS(status));
-  return fmt::format("a rank died: the workers ended with {}{}", how, exit_line.empty() ? "" : ": " + exit_line);
+  if (const std::string rank = dead_rank(lines); !rank.empty())
+    return fmt::format("a rank died: {} (the workers ended with {})", rank, how);
+  if (const std::string complaint = mpirun_complaint(lines); !complaint.empty())
+    return fmt::format("the workers did not start ({}): {} (check --mpirun-arg and --hostfile)", how, complaint);
+  return fmt::format("a rank died: the workers ended with {}", how);
 }
 
 }  // namespace
@@ -173,17 +230,22 @@ nlohmann::json launch_worker(const LaunchRequest& request) {
     throw Error(fmt::format("backend '{}' runs in one process on this node: --hostfile needs mpi or mpi+cuda", request.backend));
   TempDir dir;
   const fs::path job = dir.path / "job.json", out = dir.path / "out.json", log = dir.path / "log.txt";
-  std::ofstream(job) << request.job.dump() << '\n';
+  nlohmann::json job_with_folder = request.job;
+  job_with_folder["progress_folder"] = dir.path.string();
+  write_text_file(job, job_with_folder.dump() + '\n', "worker job");
   const std::vector<std::string> command = worker_command(request, job, out);
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) throw Error("cannot fork the worker");
   if (pid == 0) exec_child(command, log);
-  const std::optional<int> status = wait_until(pid, request.launch.timeout_s);
+  const double timeout_s = request.launch.timeout_s > 0 ? request.launch.timeout_s : default_timeout_s(request);
+  const std::optional<int> status = wait_while_alive(pid, timeout_s, dir.path);
   if (!status) {
+    const std::string stall = describe_stall(read_progress(dir.path), request.ranks);
     end_group(pid);
-    throw Error(fmt::format("{} did not finish within {:g} s: a rank hung or died (--timeout sets the limit)",
-                            request.backend, request.launch.timeout_s));
+    throw Error(fmt::format("{}: no rank made progress for {:g} s: {}; it hung or died (if the run is only slow, raise "
+                            "--timeout, the seconds allowed without progress)",
+                            request.backend, timeout_s, stall));
   }
   if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status));
   std::ifstream answer(out);

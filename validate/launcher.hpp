@@ -18,12 +18,17 @@
 
 namespace collsim {
 
+// The most ranks an execution may start (processes or virtual ranks on this machine).
+inline constexpr Rank kMaxExecutedRanks = 4096;
+
 const std::vector<std::string>& backend_names();  // mpi, cuda, mpi+cuda, nccl
 void check_backend(const std::string& backend);    // throws Error naming the valid ones
 
 // How the workers are started, from the command line (--timeout, --hostfile, --mpirun-arg).
 struct LaunchOptions {
-  double timeout_s = 60;
+  // Seconds without progress before the run is ended as hung (progress.hpp); 0: a minute
+  // plus a second per 50 MB a rank moves in one iteration of the largest case.
+  double timeout_s = 0;
   // mpi, mpi+cuda: an Open MPI hostfile to spread the ranks over nodes. Without one, every
   // rank runs on this node and messages use shared memory only (btl self,vader).
   std::string hostfile;

@@ -13,6 +13,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/algorithms/binary_tree.hpp"
 #include "collectives/checker.hpp"
+#include "collectives/elements.hpp"
 #include "collectives/error.hpp"
 
 using namespace collsim;
@@ -425,4 +426,52 @@ TEST_CASE("bus bandwidth factors follow nccl-tests", "[algorithms]") {
   CHECK(bus_bandwidth_factor(Collective::allgather, 8) == Approx(0.875));
   CHECK(bus_bandwidth_factor(Collective::broadcast, 8) == Approx(1.0));
   CHECK(bus_bandwidth_factor(Collective::reduce, 8) == Approx(1.0));
+}
+
+// The size guard weighs a request before generating it: its bounds must hold for every
+// schedule, or a request could pass the guard and still exhaust memory.
+TEST_CASE("The size bound of every algorithm covers the transfers and elements it generates") {
+  for (const AlgorithmEntry& a : algorithm_table())
+    for (Collective c : a.collectives)
+      for (Rank p : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 12u, 16u, 33u, 64u})
+        for (std::uint64_t bytes : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(4096), std::uint64_t(3) << 20})
+          for (Rank g : {0u, 1u, 4u}) {
+            ScheduleRequest r;
+            r.collective = c;
+            r.ranks = p;
+            r.bytes = bytes;
+            r.ranks_per_node = g;
+            if (!a.runs_on(p, g)) continue;
+            const Schedule s = generate_schedule(a.name, r);
+            const ScheduleSize bound = estimated_size(a, r);
+            INFO(describe(a.name, r));
+            CHECK(double(s.size()) <= bound.transfers);
+            CHECK(double(ElementMap(s.chunks()).count()) <= bound.elements);
+            CHECK(bound.element_visits >= bound.transfers);
+          }
+}
+
+TEST_CASE("A schedule too large to build is refused before generating, naming the limit and what fits") {
+  ScheduleRequest r;
+  r.ranks = 1u << 20;
+  r.bytes = 1024;
+  CHECK_THROWS_WITH(generate_schedule("ring", r), Catch::Contains("too large to build") &&
+                                                      Catch::Contains("transfers") &&
+                                                      Catch::Contains("an algorithm that fits: naive"));
+  r.ranks = 1u << 16;
+  r.bytes = 64u << 20;
+  CHECK_THROWS_WITH(generate_schedule("rabenseifner", r), Catch::Contains("(rank, element) records"));
+  CHECK_NOTHROW(check_schedule_fits(find_algorithm("recursive-doubling"), r));
+}
+
+TEST_CASE("expand_algorithm_names checks names and expands all to what runs on the ranks") {
+  CHECK(expand_algorithm_names({"ring", "tree"}, Collective::allreduce, 4, 0) == std::vector<std::string>{"ring", "tree"});
+  CHECK_THROWS_WITH(expand_algorithm_names({"rng"}, Collective::allreduce, 4, 0), Catch::Contains("unknown algorithm 'rng'"));
+  CHECK_THROWS_WITH(expand_algorithm_names({"two-tree"}, Collective::reduce_scatter, 4, 0),
+                    Catch::Contains("does not implement reduce-scatter"));
+  const auto every = expand_algorithm_names({"all"}, Collective::allreduce, 8, 0);
+  CHECK(std::find(every.begin(), every.end(), "hierarchical-ring") == every.end());
+  const auto with_nodes = expand_algorithm_names({"auto"}, Collective::allreduce, 8, 4);
+  CHECK(std::find(with_nodes.begin(), with_nodes.end(), "hierarchical-ring") != with_nodes.end());
+  CHECK(expand_algorithm_names({"all"}, Collective::allreduce, 8, 3).size() == every.size());  // 8 is not whole nodes of 3
 }

@@ -11,6 +11,7 @@ using collsim::Error;
 using collsim::format_seconds;
 using collsim::format_size;
 using collsim::parse_size;
+using collsim::parse_name_list;
 using collsim::parse_size_list;
 
 namespace {
@@ -73,7 +74,29 @@ TEST_CASE("parse_size names the reason a size is rejected", "[units]") {
 TEST_CASE("parse_size_list reads comma-separated sizes in order", "[units]") {
   CHECK(parse_size_list("1K,64M") == std::vector<std::uint64_t>{K, 64 * M});
   CHECK(parse_size_list("4096") == std::vector<std::uint64_t>{4096});
-  CHECK(parse_size_list("8,1,8") == std::vector<std::uint64_t>{8, 1, 8});
+  CHECK(parse_size_list("8,1") == std::vector<std::uint64_t>{8, 1});
+}
+
+TEST_CASE("parse_size_list refuses a size listed twice and empty items", "[units]") {
+  CHECK_THROWS_WITH(parse_size_list("8,1,8"), Catch::Contains("8 is listed twice"));
+  CHECK_THROWS_WITH(parse_size_list("1K,1024"), Catch::Contains("1K is listed twice"));
+  CHECK_THROWS_WITH(parse_size_list("1K:4K,2K"), Catch::Contains("2K is listed twice"));
+  CHECK_THROWS_WITH(parse_size_list("1K,"), Catch::Contains("empty"));
+}
+
+TEST_CASE("parse_size keeps whole numbers exact up to 2^63 - 1", "[units]") {
+  CHECK(parse_size("9223372036854775807") == 9223372036854775807ull);
+  CHECK(parse_size("9007199254740993") == 9007199254740993ull);  // 2^53 + 1: a double would round it
+  CHECK(parse_size("8589934591G") == 8589934591ull << 30);
+  CHECK_THROWS_WITH(parse_size("9223372036854775808"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_size("8589934592G"), Catch::Contains("too large"));
+}
+
+TEST_CASE("parse_name_list splits names and refuses empty or repeated ones", "[units]") {
+  CHECK(parse_name_list("ring, two-tree", "algorithm") == std::vector<std::string>{"ring", "two-tree"});
+  CHECK_THROWS_WITH(parse_name_list("ring,ring", "algorithm"), Catch::Contains("'ring' is named twice"));
+  CHECK_THROWS_WITH(parse_name_list("ring,,tree", "algorithm"), Catch::Contains("empty name"));
+  CHECK_THROWS_WITH(parse_name_list("", "algorithm"), Catch::Contains("empty name"));
 }
 
 TEST_CASE("parse_size_list expands A:B to every power-of-two multiple of A up to B", "[units]") {
@@ -84,13 +107,13 @@ TEST_CASE("parse_size_list expands A:B to every power-of-two multiple of A up to
   CHECK(parse_size_list("8,1K:4K,1G") == std::vector<std::uint64_t>{8, K, 2 * K, 4 * K, G});
 }
 
-TEST_CASE("parse_size_list stops a range at B even when doubling would overflow", "[units]") {
-  // 16000000000G is about 1.7e19 bytes: 3 * 2^62 fits below it, 3 * 2^63 wraps around.
-  const std::vector<std::uint64_t> sizes = parse_size_list("3:16000000000G");
-  REQUIRE(sizes.size() == 63);
-  CHECK(sizes.back() == std::uint64_t(3) << 62);
+TEST_CASE("parse_size_list stops a range at B, the largest size included", "[units]") {
+  // 8589934591G = 2^63 - 2^30, the largest whole-G size: 3 * 2^61 fits below it, 3 * 2^62 not.
+  const std::vector<std::uint64_t> sizes = parse_size_list("3:8589934591G");
+  REQUIRE(sizes.size() == 62);
+  CHECK(sizes.back() == std::uint64_t(3) << 61);
   for (std::size_t i = 1; i < sizes.size(); ++i) CHECK(sizes[i] == 2 * sizes[i - 1]);
-  CHECK(parse_size_list("8G:16000000000G").back() == std::uint64_t(1) << 63);
+  CHECK(parse_size_list("8G:8589934591G").back() == std::uint64_t(1) << 62);
 }
 
 TEST_CASE("parse_size_list rejects empty items, empty or reversed ranges and bad sizes", "[units]") {

@@ -301,7 +301,7 @@ TEST_CASE("Bad dragonfly parameters throw naming the parameter and leave the net
   fails(params(2, 0, 2, 0), "a must be >= 1 (got 0)");
   fails(params(2, 4, 0, 0), "h must be >= 1 (got 0)");
   fails(params(4, 8, 4, 40), "g must be <= a*h+1 = 33 (got 40)");
-  fails(params(64, 64, 64, 0), "terminals g*a*p = 16781312 must be <= 16777216");
+  fails(params(64, 64, 64, 0), "terminals g*a*p = 16781312 must be <= 2097152");
   fails(params(1, 1u << 20, 1, 1), "links");
   fails(params(2, 4, 2, 0), "ShortestPathRouter", RoutingMode::shortest_path);
   DragonflyParams bad_class = params(2, 4, 2, 0);

@@ -28,7 +28,7 @@ expect() {
 expect "result mismatch on rank"       20 corrupt-reduction --ranks 3 --algo ring --bytes 4K
 expect "result mismatch on rank"       20 corrupt-reduction --ranks 4 --algo rabenseifner --bytes 1028
 expect "a rank died"                   20 rank-exit --ranks 3 --algo ring --bytes 4K
-expect "did not finish within 3 s"     10 rank-hang --ranks 3 --algo ring --bytes 4K --timeout 3
+expect "no rank made progress for 3 s: rank 1" 10 rank-hang --ranks 3 --algo ring --bytes 4K --timeout 3
 sleep 1
 # this build's worker only (other builds may be compiling or running theirs)
 if pgrep -f "^$(dirname "$collsim")/collsim-mpi-worker" >/dev/null; then

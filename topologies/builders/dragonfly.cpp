@@ -16,14 +16,15 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
 namespace {
 
-constexpr std::uint64_t kMaxTerminals = std::uint64_t(1) << 24;
-// A sanity bound on memory (a Link is 32 bytes): a = 2^20 with p = 1 passes the terminal
-// bound but would ask for 2^40 local links.
-constexpr std::uint64_t kMaxLinks = std::uint64_t(1) << 26;
+constexpr std::uint64_t kMaxTerminals = fabric::kMaxEndpoints;
+// A bound on memory and build time (a Link is 32 bytes): a = 2^20 with p = 1 passes the
+// terminal bound but would ask for 2^40 local links.
+constexpr std::uint64_t kMaxLinks = 2 * fabric::kMaxCables;
 
 constexpr std::array<std::pair<std::string_view, GlobalArrangement>, 3> kArrangements{{
     {"absolute", GlobalArrangement::absolute},

@@ -30,8 +30,8 @@
 namespace collsim {
 namespace {
 
-constexpr std::uint64_t kMaxSwitches = std::uint64_t(1) << 22;
-constexpr std::uint64_t kMaxCables = std::uint64_t(1) << 27;
+constexpr std::uint64_t kMaxSwitches = std::uint64_t(1) << 21;
+using fabric::kMaxCables;
 
 // The XGFT's arithmetic; levels are 1-based as in the literature, index 0 = hosts.
 struct Xgft {
@@ -139,7 +139,9 @@ void check_size(const XgftParams& p) {
   std::uint64_t hosts = 1, switches = 0, cables = 0;
   for (std::uint32_t mi : p.m) hosts = capped_product(hosts, mi);
   if (hosts > fabric::kMaxEndpoints)
-    throw Error(fmt::format("xgft: hosts (the product of m) must be <= {}", fabric::kMaxEndpoints));
+    throw Error(fmt::format("xgft: hosts (the product of m) must be <= {} (got {}; larger fabrics take minutes and "
+                            "gigabytes to build)",
+                            fabric::kMaxEndpoints, hosts));
   for (std::size_t l = 1; l <= h; ++l) {
     std::uint64_t level = 1;
     for (std::size_t i = 0; i < h; ++i) level = capped_product(level, i < l ? p.w[i] : p.m[i]);

@@ -19,11 +19,12 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
 namespace {
 
-constexpr std::uint64_t kMaxGpus = std::uint64_t(1) << 24;
+constexpr std::uint64_t kMaxGpus = fabric::kMaxEndpoints;
 
 // Both directions of every attachment, as ids (up, up + 1).
 struct NodeLinks {

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "collectives/units.hpp"
 #include "validate/mpi/device_transport.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 #include "validate/rank_program.hpp"
@@ -45,9 +48,13 @@ struct DeviceBuffer {
 // each started after a barrier; an iteration's time is the slowest rank's. Inputs are made
 // in `host` and, for a device buffer, copied there and back outside the timed region.
 std::vector<double> timed_iterations(const ExecutionJob& job, const ScheduleInfo& info, std::vector<float>& host,
-                                     const std::optional<DeviceBuffer>& device, const std::function<void()>& once) {
+                                     const std::optional<DeviceBuffer>& device, ProgressBeacon& progress,
+                                     const std::function<void()>& once) {
   std::vector<double> times;
-  for (std::uint32_t i = 0; i < job.warmup + job.iterations; ++i) {
+  const std::uint32_t total = job.warmup + job.iterations;
+  for (std::uint32_t i = 0; i < total; ++i) {
+    progress.beat(fmt::format("{} {} iteration {} of {}", info.algorithm, format_size(info.bytes * kElementBytes), i + 1,
+                              total));
     fill_inputs(info, Rank(world_rank()), host);
     if (device) {
       device->stream.to_device(device->data, host.data(), host.size());
@@ -78,7 +85,7 @@ std::uint64_t largest_message(const RankProgram& program) {
 }
 
 Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, std::uint64_t bytes,
-                         const Faults& faults, const DeviceFactory& make_device) {
+                         const Faults& faults, const DeviceFactory& make_device, ProgressBeacon& progress) {
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
   check_tag_range(schedule.size());
   const RankProgram program = build_rank_program(schedule, Rank(world_rank()));
@@ -87,7 +94,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   if (!make_device) {
     RankExecution execution(program, host, faults);
     MpiTransport transport(MPI_COMM_WORLD);
-    m.times_s = timed_iterations(job, schedule.info(), host, std::nullopt, [&] {
+    m.times_s = timed_iterations(job, schedule.info(), host, std::nullopt, progress, [&] {
       execution.start(transport);
       transport.run_to_completion(execution);
     });
@@ -96,7 +103,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
     float* buffer = stream->allocate(program.address_space);
     RankExecution execution(program, std::span(buffer, program.address_space), *stream, faults);
     MpiDeviceTransport transport(MPI_COMM_WORLD, *stream, largest_message(program));
-    m.times_s = timed_iterations(job, schedule.info(), host, DeviceBuffer{*stream, buffer}, [&] {
+    m.times_s = timed_iterations(job, schedule.info(), host, DeviceBuffer{*stream, buffer}, progress, [&] {
       execution.start(transport);
       transport.run_to_completion(execution);
     });
@@ -107,20 +114,21 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
 
 // MPI_Allreduce on the rank's buffer: in place on the host; on a device, in place there
 // with a CUDA-aware MPI, else staged (to the host, MPI_Allreduce, back), all of it timed.
-Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, const DeviceFactory& make_device) {
+Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, const DeviceFactory& make_device,
+                              ProgressBeacon& progress) {
   const ScheduleInfo info = library_allreduce_info(job, "MPI_Allreduce", bytes);
   std::vector<float> host(info.bytes);
   Measurement m = measurement_of(job, job.backend, info, bytes);
   const int count = int(host.size());
   if (!make_device) {
-    m.times_s = timed_iterations(job, info, host, std::nullopt, [&] {
+    m.times_s = timed_iterations(job, info, host, std::nullopt, progress, [&] {
       MPI_Allreduce(MPI_IN_PLACE, host.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     });
   } else {
     const std::unique_ptr<DeviceStream> stream = make_device();
     float* buffer = stream->allocate(host.size());
     float* staging = stream->allocate_host(host.size());
-    m.times_s = timed_iterations(job, info, host, DeviceBuffer{*stream, buffer}, [&] {
+    m.times_s = timed_iterations(job, info, host, DeviceBuffer{*stream, buffer}, progress, [&] {
       if (stream->mpi_can_access()) {
         MPI_Allreduce(MPI_IN_PLACE, buffer, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         return;
@@ -138,14 +146,15 @@ Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, cons
 
 }  // namespace
 
-std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device) {
+std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device,
+                                     ProgressBeacon& progress) {
   std::vector<Measurement> measurements;
   const std::vector<std::string> algorithms = expand_algorithms(job.request);
   for (std::uint64_t bytes : job.request.sizes) {
     for (const std::string& algorithm : algorithms)
-      measurements.push_back(run_schedule(job, algorithm, bytes, faults, device));
+      measurements.push_back(run_schedule(job, algorithm, bytes, faults, device, progress));
     if (job.reference && job.request.collective == Collective::allreduce)
-      measurements.push_back(run_mpi_allreduce(job, bytes, device));
+      measurements.push_back(run_mpi_allreduce(job, bytes, device, progress));
   }
   return measurements;
 }

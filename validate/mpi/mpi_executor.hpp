@@ -13,6 +13,7 @@
 
 #include "validate/device_stream.hpp"
 #include "validate/measurement.hpp"
+#include "validate/progress.hpp"
 #include "validate/rank_execution.hpp"
 
 namespace collsim {
@@ -26,7 +27,9 @@ struct AgreedFailure : std::runtime_error {
 using DeviceFactory = std::function<std::unique_ptr<DeviceStream>()>;
 
 // Collective over MPI_COMM_WORLD. Returns the measurements on every rank (complete on rank 0).
-// `device` is empty for host buffers (backend mpi).
-std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device = {});
+// `device` is empty for host buffers (backend mpi). The rank beats `progress` after every
+// iteration, outside the timed region.
+std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faults, const DeviceFactory& device,
+                                     ProgressBeacon& progress);
 
 }  // namespace collsim

@@ -22,6 +22,7 @@
 #include "collectives/error.hpp"
 #include "validate/mpi/mpi_calibration.hpp"
 #include "validate/mpi/mpi_executor.hpp"
+#include "validate/progress.hpp"
 #ifdef COLLSIM_WITH_CUDA_DEVICE
 #include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, where this MPI defines it
 
@@ -138,7 +139,8 @@ void work(const std::string& job_path, const std::string& out_path) {
     out["measurements"] = nlohmann::json::array();
     const ExecutionJob execution = job_from_json(job);
     const DeviceFactory device = device_factory(execution.backend);
-    for (const Measurement& m : run_mpi_job(execution, faults, device)) out["measurements"].push_back(to_json(m));
+    ProgressBeacon progress(job.value("progress_folder", std::string()), Rank(world_rank()));
+    for (const Measurement& m : run_mpi_job(execution, faults, device, progress)) out["measurements"].push_back(to_json(m));
   }
   write_output(out_path, out);
 }

@@ -1,13 +1,15 @@
-// sim/cli/cmd_predict.cpp — `collsim predict`: time of every algorithm per message size on a
+// cli/cmd_predict.cpp — `collsim predict`: time of every algorithm per message size on a
 // cluster (a YAML config or preset, the embedded default, or --ranks/--alpha/--bandwidth/--gamma).
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
-#include "sim/cli/options.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "sim/flow_report.hpp"
 #include "sim/prediction.hpp"
 #include "sim/trace.hpp"
@@ -17,7 +19,8 @@ namespace collsim::cli {
 namespace {
 
 struct PredictOptions {
-  std::string config, preset, placement, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
+  ClusterSource cluster;
+  std::string placement, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
   std::uint32_t segments = 0;
@@ -45,10 +48,9 @@ void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
 ClusterConfig resolve_cluster(const PredictOptions& o) {
   const bool network_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0;
   if (o.beta >= 0 && o.bandwidth >= 0) throw Error("give --beta or --bandwidth, not both");
-  if (!o.config.empty() && !o.preset.empty()) throw Error("give --config or --preset, not both");
   ClusterConfig c;
-  if (!o.config.empty() || !o.preset.empty()) {
-    c = o.config.empty() ? load_preset(o.preset) : load_cluster_config(o.config);
+  if (!o.cluster.config.empty() || !o.cluster.preset.empty()) {
+    c = load_cluster(o.cluster);
   } else if (network_flags) {
     if (o.ranks == 0) throw Error("a what-if network (--alpha/--beta/--bandwidth) needs --ranks");
     if (o.beta < 0 && o.bandwidth < 0) throw Error("a what-if network needs --bandwidth (bytes/s) or --beta (s/byte)");
@@ -189,12 +191,7 @@ void run(const PredictOptions& o) {
   const ClusterConfig cluster = resolve_cluster(o);
   PredictionRequest r;
   r.collective = parse_collective(o.collective);
-  r.algorithms.clear();
-  for (std::size_t pos = 0; pos <= o.algo.size();) {  // "ring,two-tree" names several
-    const std::size_t comma = std::min(o.algo.find(',', pos), o.algo.size());
-    r.algorithms.push_back(o.algo.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
+  r.algorithms = parse_name_list(o.algo, "algorithm");
   r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
                              : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
   r.ranks = cluster.ranks;
@@ -204,6 +201,7 @@ void run(const PredictOptions& o) {
   r.engine = o.engine;
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
+  r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
   FlowOutputs flow(o, cluster, r);
   const std::vector<PredictionRecord> records = predict(r);
   flow.finish();
@@ -234,37 +232,37 @@ void add_predict_command(CLI::App& app) {
   auto options = std::make_shared<PredictOptions>();
   CLI::App* cmd = app.add_subcommand("predict", "Predict collective time per algorithm and message size");
   auto& o = *options;
-  cmd->add_option("--config", o.config, "Cluster YAML (default: the embedded seed-000 cluster, 40 GPUs)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see collsim topo --list)");
+  add_cluster_options(*cmd, o.cluster, "Cluster YAML (default: the embedded seed-000 cluster, 40 GPUs)");
   cmd->add_option("--placement", o.placement, "Re-place the ranks: linear, round-robin, random (topology configs)");
-  cmd->add_option("--placement-seed", o.placement_seed, "Seed of --placement random")->capture_default_str();
-  cmd->add_option("-c,--collective", o.collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
-      ->capture_default_str();
-  cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
-  cmd->add_option("-b,--bytes", o.bytes, "Sizes, e.g. 1K,64M,1G or 1K:1G (K/M/G = 2^10/2^20/2^30; default: config's)");
+  cmd->add_option("--placement-seed", o.placement_seed, "Seed of --placement random")
+      ->capture_default_str()
+      ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
+  add_collective_option(*cmd, o.collective);
+  add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
+  add_bytes_option(*cmd, o.bytes, "Sizes per rank, e.g. 1K,64M,1G or 1K:1G (default: the config's)");
   cmd->add_option("-e,--engine", o.engine,
                   "Engine: analytic (contention-free), flow (links shared max-min fairly; needs a topology) or "
                   "simgrid (the same on SimGrid, to cross-check flow; builds with SimGrid only)")
       ->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
-      ->check(CLI::IsMember({"one", "unlimited"}))
+      ->check(one_of({"one", "unlimited"}))
       ->capture_default_str();
-  cmd->add_option("-p,--ranks", o.ranks, "Number of ranks (overrides the config)")->check(CLI::Range(Rank(1), Rank(1) << 24));
-  cmd->add_option("-g,--ranks-per-node", o.ranks_per_node, "Ranks per node (overrides the config)")
-      ->check(CLI::Range(Rank(1), Rank(1) << 24));
-  cmd->add_option("--alpha", o.alpha, "Per-message overhead in seconds (all links)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--beta", o.beta, "Seconds per byte (all links)")->check(CLI::NonNegativeNumber);
+  add_ranks_option(*cmd, o.ranks, kMaxRanks, "Number of ranks (overrides the config)");
+  add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxRanks);
+  cmd->add_option("--alpha", o.alpha, "Per-message overhead in seconds (all links)")->check(physical(kTimeRange));
+  cmd->add_option("--beta", o.beta, "Seconds per byte (all links)")->check(physical(kBetaRange));
   cmd->add_option("--bandwidth", o.bandwidth, "Link bandwidth in bytes/s (all links), instead of --beta")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(CLI::NonNegativeNumber);
-  cmd->add_option("-k,--segments", o.segments, "Pipeline segments for tree and two-tree (default: ~1 MiB each)")
-      ->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
+      ->check(physical(kBandwidthRange));
+  cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(physical(kGammaRange));
+  add_segments_option(*cmd, o.segments);
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");
   add_format_option(*cmd, o.format);
-  cmd->callback([options] { run(*options); });
+  cmd->callback([options, cmd] {
+    if (cmd->count("--bytes") > 0 && options->bytes.empty()) throw Error("--bytes: expected sizes, got an empty string");
+    run(*options);
+  });
 }
 
 }  // namespace collsim::cli

@@ -1,7 +1,6 @@
-// sim/cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
+// cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
 // every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree;
 // `--svg FILE` also draws the schedule (collectives/draw_svg.hpp).
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,9 +9,11 @@
 
 #include "collectives/draw_svg.hpp"
 #include "collectives/error.hpp"
+#include "collectives/file_io.hpp"
 #include "collectives/explain_json.hpp"
 #include "collectives/units.hpp"
-#include "sim/cli/options.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -99,12 +100,7 @@ void print_text(const Schedule& s, const Explanation& x) {
 void print_json(const Schedule& s, const Explanation& x) { std::cout << explanation_json(s, x).dump(2) << '\n'; }
 
 // --svg FILE: the time-space diagram (and trees) of collectives/draw_svg.hpp.
-void write_svg(const Schedule& s, const std::string& path) {
-  std::ofstream out(path);
-  out << schedule_svg(s);
-  out.close();
-  if (!out) throw Error(fmt::format("cannot write {}", path));
-}
+void write_svg(const Schedule& s, const std::string& path) { write_text_file(path, schedule_svg(s), "SVG"); }
 
 }  // namespace
 

@@ -1,7 +1,8 @@
-// sim/cli/cmd_topo.cpp — `collsim topo`: what a cluster's network is made of (hosts,
+// cli/cmd_topo.cpp — `collsim topo`: what a cluster's network is made of (hosts,
 // switches, links per class, routed diameter, bisection bandwidth), the route between two
 // ranks, and the whole graph for Graphviz (--format dot).
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -9,7 +10,8 @@
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
-#include "sim/cli/options.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 
@@ -100,9 +102,25 @@ nlohmann::json to_json(const ClusterConfig& c, const TopologyFacts& f, const std
   return j;
 }
 
+// --list: the presets, with their descriptions in JSON (each is loaded, so both agree).
+void list_presets(const std::string& format) {
+  if (format == "dot") throw Error("--list prints a table or JSON, not dot");
+  if (format == "table") {
+    for (const std::string& name : preset_names()) fmt::print("{}\n", name);
+    return;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& name : preset_names()) {
+    const ClusterConfig c = load_preset(name);
+    out.push_back({{"name", name}, {"description", c.description}, {"ranks", c.ranks},
+                   {"network", c.topology ? c.topology->fabric_summary : std::string("flat (links:, no topology)")}});
+  }
+  std::cout << out.dump(2) << '\n';
+}
+
 void run(const TopoOptions& o) {
   if (o.list) {
-    for (const std::string& name : preset_names()) fmt::print("{}\n", name);
+    list_presets(o.format);
     return;
   }
   if (o.file.empty() == o.preset.empty()) throw Error("give a cluster FILE or --preset NAME (collsim topo --list)");
@@ -129,15 +147,18 @@ void add_topo_command(CLI::App& app) {
   auto options = std::make_shared<TopoOptions>();
   auto& o = *options;
   CLI::App* cmd = app.add_subcommand("topo", "Describe a cluster's network: counts, diameter, bisection, routes, dot");
-  cmd->add_option("file", o.file, "Cluster YAML")->check(CLI::ExistingFile);
+  cmd->add_option("file", o.file, "Cluster YAML");
   cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see --list)");
   cmd->add_flag("--list", o.list, "List the presets");
   cmd->add_option("--route", o.route, "Print the route between two ranks, e.g. --route 0,9")
       ->delimiter(',')
-      ->expected(2);
-  cmd->add_option("--flow", o.flow, "Flow id of the printed route (ECMP and Valiant hash on it)")->capture_default_str();
+      ->expected(2)
+      ->check(whole_number(0, kMaxRanks));
+  cmd->add_option("--flow", o.flow, "Flow id of the printed route (ECMP and Valiant hash on it)")
+      ->capture_default_str()
+      ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
   cmd->add_option("--format", o.format, "Output: table, json, or dot (Graphviz: dot -Tsvg)")
-      ->check(CLI::IsMember({"table", "json", "dot"}))
+      ->check(one_of({"table", "json", "dot"}))
       ->capture_default_str();
   cmd->callback([options] { run(*options); });
 }

@@ -1,4 +1,4 @@
-// validate/cli/cmd_run.cpp — `collsim run`: execute schedules for real on a backend, verify
+// cli/cmd_run.cpp — `collsim run`: execute schedules for real on a backend, verify
 // every result, and print min / median / max time with nccl-tests algbw and busbw.
 #include <iostream>
 #include <memory>
@@ -7,8 +7,8 @@
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
-#include "sim/cli/options.hpp"
-#include "validate/cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/commands.hpp"
 #include "validate/execution_runs.hpp"
 
 namespace collsim::cli {
@@ -51,7 +51,7 @@ void run(const RunOptions& o) {
   ExecutionJob job;
   job.backend = o.backend;
   job.request.collective = parse_collective(o.collective);
-  job.request.algorithms = split_names(o.algo);
+  job.request.algorithms = parse_name_list(o.algo, "algorithm");
   job.request.sizes = parse_size_list(o.bytes);
   job.request.ranks = o.ranks;
   job.request.segments = o.segments;
@@ -78,19 +78,18 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   RunOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("run", "Execute schedules for real (MPI ranks, CUDA, NCCL), verify and time them");
-  cmd->add_option("--backend", o.backend, "mpi (one process per rank, through mpirun), cuda, mpi+cuda or nccl")->required();
-  cmd->add_option("-a,--algo", o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
-  cmd->add_option("-b,--bytes", o.bytes, "Sizes per rank, multiples of 4 (float32), e.g. 4K,1M or 4K:16M")
-      ->capture_default_str();
-  cmd->add_option("-p,--ranks", o.ranks, "Number of ranks P")->required()->check(CLI::Range(Rank(1), Rank(4096)));
-  cmd->add_option("-c,--collective", o.collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
-      ->capture_default_str();
-  cmd->add_option("-k,--segments", o.segments, "Pipeline segments (tree, two-tree; default: ~1 MiB each)")
-      ->check(CLI::Range(std::uint32_t(1), std::uint32_t(1) << 20));
-  cmd->add_option("-g,--ranks-per-node", o.ranks_per_node, "Ranks per node (hierarchical-ring)")
-      ->check(CLI::Range(Rank(1), Rank(4096)));
-  cmd->add_option("--iters", o.iterations, "Timed iterations")->capture_default_str()->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--warmup", o.warmup, "Warm-up iterations (verified, not timed)")->capture_default_str();
+  cmd->add_option("--backend", o.backend, "mpi (one process per rank, through mpirun), cuda, mpi+cuda or nccl")
+      ->required();
+  add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
+  add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32), e.g. 4K,1M or 4K:16M")->capture_default_str();
+  add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks)->required();
+  add_collective_option(*cmd, o.collective);
+  add_segments_option(*cmd, o.segments);
+  add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxExecutedRanks);
+  cmd->add_option("--iters", o.iterations, "Timed iterations")->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--warmup", o.warmup, "Warm-up iterations (verified, not timed)")
+      ->capture_default_str()
+      ->check(whole_number(0, 100000));
   add_launch_options(*cmd, o.launch);
   cmd->add_flag("--no-reference", o.no_reference, "Do not time the library's own collective (MPI_Allreduce, ncclAllReduce)");
   add_format_option(*cmd, o.format);

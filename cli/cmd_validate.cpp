@@ -1,4 +1,4 @@
-// validate/cli/cmd_validate.cpp — `collsim validate`: calibrate, predict every algorithm x
+// cli/cmd_validate.cpp — `collsim validate`: calibrate, predict every algorithm x
 // size with the flow engine on the calibrated config, execute the same schedules, and write
 // the comparison to validate/results/<platform>/ (report.hpp).
 #include <filesystem>
@@ -6,12 +6,14 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
-#include "validate/cli/commands.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/report.hpp"
 
@@ -19,21 +21,11 @@ namespace collsim::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string backend, ranks = "2,4", bytes = "4K,64K,1M,16M", algo = "all", max_bytes = "64M", out;
+  std::string backend, bytes = "4K,64K,1M,16M", algo = "all", max_bytes = "64M", out;
+  std::vector<Rank> ranks{2, 4};
   std::uint32_t iterations = 10, warmup = 2;
   LaunchOptions launch;  // --timeout default set in add_validate_command
 };
-
-std::vector<Rank> parse_ranks(const std::string& text) {
-  std::vector<Rank> ranks;
-  for (const std::string& item : split_names(text)) {
-    const long p = std::strtol(item.c_str(), nullptr, 10);
-    if (p < 2 || p > 4096) throw Error(fmt::format("--ranks: '{}' is not a rank count in 2..4096", item));
-    ranks.push_back(Rank(p));
-  }
-  if (ranks.empty()) throw Error("--ranks: give at least one rank count");
-  return ranks;
-}
 
 // The flow engine's time per (algorithm, bytes) for P ranks on the calibrated node.
 std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibration& c, const std::string& name,
@@ -59,35 +51,59 @@ std::string preamble(const ValidateOptions& o, const Calibration& c, const std::
       "Predicted: flow engine on `calibrated.yaml` (alpha {}, {:.3f} GB/s per rank link, shared capacity {}, "
       "gamma {:.3g} s/B). Measured: the median of {} iterations of the same schedule executed on backend {}, each "
       "verified. Machine: `machine.md`; plot: `plot.svg`.\n",
-      name, o.backend, o.ranks, o.bytes, o.iterations, o.warmup, format_seconds(c.link.intercept), 1e-9 / c.link.slope,
+      name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.iterations, o.warmup, format_seconds(c.link.intercept), 1e-9 / c.link.slope,
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", c.shared_Bps * 1e-9) : std::string("none"), c.gamma_s_per_byte,
       o.iterations, o.backend);
 }
 
-void run(const ValidateOptions& o) {
-  const std::vector<Rank> ranks = parse_ranks(o.ranks);
-  CalibrationJob calibration_job{o.backend, *std::max_element(ranks.begin(), ranks.end()), parse_size(o.max_bytes), 0.05};
-  fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
-  const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
-  const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
-  const std::string name = platform_name(machine, o.backend);
-  std::vector<ValidationRow> rows;
-  for (Rank p : ranks) {
+// The executions validate will run, one per rank count, each checked (backend, algorithms,
+// sizes as float elements) before anything is calibrated or launched.
+std::vector<ExecutionJob> planned_jobs(const ValidateOptions& o) {
+  std::vector<ExecutionJob> jobs;
+  for (Rank p : o.ranks) {
     ExecutionJob job;
     job.backend = o.backend;
-    job.request.algorithms = split_names(o.algo);
+    job.request.algorithms = parse_name_list(o.algo, "algorithm");
     job.request.sizes = parse_size_list(o.bytes);
     job.request.ranks = p;
     job.iterations = o.iterations;
     job.warmup = o.warmup;
     job.reference = false;
+    check_job(job);
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+// The report folder, created (and shown writable) before the long part starts.
+std::filesystem::path report_folder(const ValidateOptions& o, const std::string& name) {
+  const std::filesystem::path dir = o.out.empty() ? std::filesystem::path("validate/results") / name : std::filesystem::path(o.out);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw Error(fmt::format("cannot create report folder '{}': {}", dir.string(),
+                            ec ? ec.message() : "a file of that name is in the way"));
+  return dir;
+}
+
+void run(const ValidateOptions& o) {
+  if (o.ranks.empty()) throw Error("--ranks: give at least one rank count");
+  const std::vector<ExecutionJob> jobs = planned_jobs(o);
+  if (!o.out.empty()) report_folder(o, "");  // an unwritable -o fails now, not after the runs
+  CalibrationJob calibration_job{o.backend, *std::max_element(o.ranks.begin(), o.ranks.end()), parse_size(o.max_bytes), 0.05};
+  fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
+  const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
+  const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
+  const std::string name = platform_name(machine, o.backend);
+  std::vector<ValidationRow> rows;
+  for (const ExecutionJob& job : jobs) {
+    const Rank p = job.request.ranks;
     const auto predicted = predict_on(c, name, job);
     fmt::print(stderr, "collsim validate: executing on {} ranks\n", p);
     for (const Measurement& m : execute(job, o.launch))
       rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s()});
   }
-  const std::filesystem::path dir = o.out.empty() ? std::filesystem::path("validate/results") / name : std::filesystem::path(o.out);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = report_folder(o, name);
   write_text(dir / "calibrated.yaml", calibrated_config_yaml(c, name, calibration_job.ranks));
   write_text(dir / "results.csv", results_csv(rows));
   write_text(dir / "results.md", results_markdown(rows, preamble(o, c, name)));
@@ -105,12 +121,12 @@ void add_validate_command(CLI::App& app) {
   ValidateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("validate", "Calibrate, predict (flow engine), execute, and report predicted vs measured");
   cmd->add_option("--backend", o.backend, "mpi or cuda (calibrated backends)")->required();
-  cmd->add_option("-p,--ranks", o.ranks, "Rank counts, e.g. 2,4")->capture_default_str();
-  cmd->add_option("-b,--bytes", o.bytes, "Sizes per rank (multiples of 4)")->capture_default_str();
-  cmd->add_option("-a,--algo", o.algo, "Algorithms or 'all'")->capture_default_str();
+  add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks, "Rank counts, e.g. 2,4")->capture_default_str();
+  add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32)")->capture_default_str();
+  add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
   cmd->add_option("--max-bytes", o.max_bytes, "Largest calibration message")->capture_default_str();
-  cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str();
-  cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str();
+  cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
   cmd->add_option("-o,--out", o.out, "Report folder (default: validate/results/<platform>)");
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);

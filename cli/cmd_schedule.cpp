@@ -1,4 +1,4 @@
-// sim/cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON), `collsim check`
+// cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON), `collsim check`
 // (prove a generated or saved schedule) and `collsim algorithms` (list the table).
 #include <chrono>
 #include <iostream>
@@ -9,7 +9,8 @@
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
 #include "collectives/schedule_json.hpp"
-#include "sim/cli/options.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 
 namespace collsim::cli {
 namespace {

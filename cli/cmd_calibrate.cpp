@@ -1,4 +1,4 @@
-// validate/cli/cmd_calibrate.cpp — `collsim calibrate`: microbenchmarks on a backend, fitted
+// cli/cmd_calibrate.cpp — `collsim calibrate`: microbenchmarks on a backend, fitted
 // to alpha, beta, gamma and a shared capacity, written as a cluster YAML (configs/README.md)
 // that `collsim predict --config` loads.
 #include <fstream>
@@ -9,7 +9,8 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "topologies/cluster_config.hpp"
-#include "validate/cli/commands.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/report.hpp"
 
@@ -50,11 +51,11 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--backend", o.job.backend, "mpi (processes on this node) or cuda (virtual ranks on one GPU)")->required();
   cmd->add_option("-p,--ranks", o.job.ranks, "Ranks (pairs for the concurrent test)")
       ->capture_default_str()
-      ->check(CLI::Range(Rank(2), Rank(4096)));
+      ->check(whole_number(2, kMaxExecutedRanks));
   cmd->add_option("--max-bytes", o.max_bytes, "Largest ping-pong message (1 B .. this)")->capture_default_str();
   cmd->add_option("--seconds-per-point", o.job.seconds_per_point, "Time spent on each size")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("-o,--output", o.output, "Write the YAML here (default: standard output)");
   o.launch.timeout_s = 300;
   add_launch_options(*cmd, o.launch);

@@ -1,0 +1,170 @@
+// cli/options.cpp — the shared option declarations and their checks.
+#include "cli/options.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "collectives/error.hpp"
+#include "collectives/units.hpp"
+
+namespace collsim::cli {
+namespace {
+
+std::optional<double> finite_number(const std::string& text) {
+  double x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+// Why `text` is not a finite number above (or at) zero, or "" when it is one.
+std::string number_problem(const std::string& text, bool zero_ok) {
+  const char* expected = zero_ok ? "a finite number >= 0" : "a finite number > 0";
+  const std::optional<double> x = finite_number(text);
+  if (!x) return fmt::format("expected {}, got '{}'", expected, text);
+  if (*x < 0 || (!zero_ok && *x == 0)) return fmt::format("expected {}, got {}", expected, text);
+  return "";
+}
+
+}  // namespace
+
+CLI::Validator positive_number() {
+  return CLI::Validator([](std::string& s) { return number_problem(s, false); }, "NUMBER>0");
+}
+
+CLI::Validator non_negative_number() {
+  return CLI::Validator([](std::string& s) { return number_problem(s, true); }, "NUMBER>=0");
+}
+
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& s) -> std::string {
+        std::uint64_t x = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max)
+          return fmt::format("expected a whole number in {}..{}, got '{}'", min, max, s);
+        return "";
+      },
+      fmt::format("INT in {}..{}", min, max));
+}
+
+CLI::Validator physical(const PhysicalRange& range) {
+  return CLI::Validator(
+      [range](std::string& s) -> std::string {
+        const std::optional<double> x = finite_number(s);
+        if (!x) return fmt::format("expected {} in {:g}..{:g}, got '{}'", range.quantity, range.min, range.max, s);
+        return range_problem(range, *x);
+      },
+      fmt::format("{} in {:g}..{:g}", range.quantity, range.min, range.max));
+}
+
+CLI::Validator one_of(std::vector<std::string> words) {
+  const std::string expected = fmt::format("{}", fmt::join(words, ", "));
+  return CLI::Validator(
+      [words, expected](std::string& s) -> std::string {
+        if (std::find(words.begin(), words.end(), s) != words.end()) return "";
+        return fmt::format("expected one of {}, got '{}'", expected, s);
+      },
+      fmt::format("{}", fmt::join(words, "|")));
+}
+
+void add_format_option(CLI::App& app, Format& format, bool with_csv) {
+  const std::string expected = with_csv ? "table, csv or json" : "table or json";
+  auto check = CLI::Validator(
+      [with_csv, expected](std::string& s) -> std::string {
+        if (s == "table" || s == "json" || (with_csv && s == "csv")) return "";
+        return fmt::format("expected {}, got '{}'", expected, s);
+      },
+      with_csv ? "table|csv|json" : "table|json");
+  app.add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& s) { format = s == "json" ? Format::json : s == "csv" ? Format::csv : Format::table; },
+         "Output format: " + expected)
+      ->check(check)
+      ->default_str("table");
+}
+
+CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help) {
+  return app.add_option("-p,--ranks", ranks, help)->check(whole_number(1, max));
+}
+
+CLI::Option* add_ranks_option(CLI::App& app, std::vector<Rank>& ranks, Rank max, const std::string& help) {
+  return app.add_option("-p,--ranks", ranks, help)->delimiter(',')->check(whole_number(1, max));
+}
+
+CLI::Option* add_bytes_option(CLI::App& app, std::string& bytes, const std::string& help) {
+  auto sizes = CLI::Validator(
+      [](std::string& s) -> std::string {
+        try {
+          parse_size_list(s);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "SIZES");
+  return app.add_option("-b,--bytes", bytes, help + " (K/M/G = 2^10/2^20/2^30)")->check(sizes);
+}
+
+CLI::Option* add_algo_option(CLI::App& app, std::string& algo, const std::string& help) {
+  return app.add_option("-a,--algo", algo, help);
+}
+
+CLI::Option* add_collective_option(CLI::App& app, std::string& collective) {
+  return app.add_option("-c,--collective", collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
+      ->capture_default_str();
+}
+
+CLI::Option* add_segments_option(CLI::App& app, std::uint32_t& segments) {
+  return app.add_option("-k,--segments", segments, "Pipeline segments of tree and two-tree (default: ~1 MiB each, 1..64)")
+      ->check(whole_number(1, 1u << 20));
+}
+
+CLI::Option* add_ranks_per_node_option(CLI::App& app, Rank& ranks_per_node, Rank max) {
+  return app.add_option("-g,--ranks-per-node", ranks_per_node, "Ranks per node (hierarchical-ring)")
+      ->check(whole_number(1, max));
+}
+
+void add_cluster_options(CLI::App& app, ClusterSource& source, const std::string& config_help) {
+  app.add_option("--config", source.config, config_help);
+  app.add_option("--preset", source.preset, "A cluster compiled in from configs/ (collsim topo --list)");
+}
+
+ClusterConfig load_cluster(const ClusterSource& source) {
+  if (!source.config.empty() && !source.preset.empty()) throw Error("give --config or --preset, not both");
+  return source.config.empty() ? load_preset(source.preset) : load_cluster_config(source.config);
+}
+
+std::uint64_t one_size(const std::string& option, const std::string& text) {
+  const std::vector<std::uint64_t> sizes = parse_size_list(text);
+  if (sizes.size() != 1) throw Error(fmt::format("{} takes one size here, got '{}'", option, text));
+  return sizes[0];
+}
+
+void add_schedule_options(CLI::App& app, ScheduleOptions& o, bool bytes_required, bool required) {
+  app.add_option("algorithm", o.algorithm, "Algorithm (collsim algorithms lists them)")->required(required);
+  add_ranks_option(app, o.ranks, kMaxRanks)->required(required);
+  add_collective_option(app, o.collective);
+  add_bytes_option(app, o.bytes, "Bytes per rank")->required(bytes_required);
+  add_segments_option(app, o.segments);
+  add_ranks_per_node_option(app, o.ranks_per_node, kMaxRanks);
+  app.add_option("--root", o.root, "Root rank of broadcast and reduce")->capture_default_str()->check(whole_number(0, kMaxRanks));
+}
+
+ScheduleRequest ScheduleOptions::request(std::uint64_t default_bytes) const {
+  ScheduleRequest r;
+  r.collective = parse_collective(collective);
+  r.ranks = ranks;
+  r.bytes = bytes.empty() ? default_bytes : one_size("--bytes", bytes);
+  r.segments = segments;
+  r.ranks_per_node = ranks_per_node;
+  r.root = root;
+  return r;
+}
+
+}  // namespace collsim::cli

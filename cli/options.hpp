@@ -1,0 +1,76 @@
+// cli/options.hpp — the options the subcommands share, each declared once here with one
+// name, one meaning and one check. A subcommand file declares only the options that are its
+// own. Every check answers in collsim's words ("--ranks: expected a whole number in
+// 1..16777216, got 'four'"), never in the parser's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/cost_model.hpp"
+#include "topologies/cluster_config.hpp"
+
+namespace collsim::cli {
+
+enum class Format { table, csv, json };
+
+// --format table|json, and csv where the command prints rows.
+void add_format_option(CLI::App& app, Format& format, bool with_csv = true);
+
+// -p,--ranks P: the number of ranks, 1..max. The list form (validate) takes "2,4".
+CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help = "Number of ranks P");
+CLI::Option* add_ranks_option(CLI::App& app, std::vector<Rank>& ranks, Rank max, const std::string& help);
+
+// -b,--bytes SIZES: bytes per rank, "4096", "64K", a list "1K,64M" or a range "1K:1G"
+// (K/M/G = 2^10/2^20/2^30). Parsed later with parse_size_list / one_size.
+CLI::Option* add_bytes_option(CLI::App& app, std::string& bytes, const std::string& help);
+
+// -a,--algo NAMES: algorithm names, comma-separated, or a word from `words` ("all", "auto").
+CLI::Option* add_algo_option(CLI::App& app, std::string& algo, const std::string& help);
+
+// -c,--collective NAME (default allreduce).
+CLI::Option* add_collective_option(CLI::App& app, std::string& collective);
+
+// -k,--segments and -g,--ranks-per-node, the two schedule parameters.
+CLI::Option* add_segments_option(CLI::App& app, std::uint32_t& segments);
+CLI::Option* add_ranks_per_node_option(CLI::App& app, Rank& ranks_per_node, Rank max);
+
+// --config FILE / --preset NAME: where a cluster comes from.
+struct ClusterSource {
+  std::string config, preset;
+};
+void add_cluster_options(CLI::App& app, ClusterSource& source, const std::string& config_help);
+// The cluster the source names (one of the two; throws Error when both are given).
+ClusterConfig load_cluster(const ClusterSource& source);
+
+// Checks for numbers given on the command line: finite, in range, no sign on counts.
+CLI::Validator positive_number();      // > 0 and finite
+CLI::Validator non_negative_number();  // >= 0 and finite
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
+CLI::Validator physical(const PhysicalRange& range);  // a link number in its physical range
+CLI::Validator one_of(std::vector<std::string> words);
+
+// The size given to a command that takes one (explain, schedule, check).
+std::uint64_t one_size(const std::string& option, const std::string& text);
+
+// The options that describe one schedule: ALGO --ranks --collective --bytes --segments
+// --ranks-per-node --root (explain, schedule, check).
+struct ScheduleOptions {
+  std::string algorithm;
+  std::string collective = "allreduce";
+  Rank ranks = 0;
+  std::string bytes;
+  std::uint32_t segments = 0;
+  Rank ranks_per_node = 0;
+  Rank root = 0;
+
+  ScheduleRequest request(std::uint64_t default_bytes) const;
+};
+// `required`: whether ALGO and --ranks must be given (check takes --file instead).
+void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_required, bool required = true);
+
+}  // namespace collsim::cli

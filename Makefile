@@ -1,6 +1,8 @@
 # The two commands of the README: `make run` and `make test`. Both install what is missing
 # (Debian packages, as root), configure and build Release first.
 BUILD_DIR ?= build
+# Extra configure arguments, e.g. CMAKE_ARGS='-DCOLLSIM_REQUIRE=mpi;simgrid' (what CI passes).
+CMAKE_ARGS ?=
 JOBS      ?= $(shell nproc)
 COLLSIM   := $(BUILD_DIR)/bin/collsim
 
@@ -12,7 +14,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD_DIR)/build.ninja: CMakeLists.txt
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
 configure: deps $(BUILD_DIR)/build.ninja
 

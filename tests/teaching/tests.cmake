@@ -9,16 +9,16 @@ set(TEACHING_ENV PYTHONPATH=${PROJECT_BINARY_DIR}/python:${PROJECT_SOURCE_DIR}/n
                  COLLSIM_BIN=$<TARGET_FILE:collsim> COLLSIM_ROOT=${PROJECT_SOURCE_DIR})
 execute_process(COMMAND ${COLLSIM_PYTHON} -c "import pandas" RESULT_VARIABLE no_pandas OUTPUT_QUIET ERROR_QUIET)
 if(no_pandas)
-  add_test(NAME "teaching: notebook helper: SKIPPED (python3-pandas not found)"
-           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: pandas missing for ${COLLSIM_PYTHON}")
+  collsim_skipped_test("teaching: notebook helper"
+                       "pandas missing for ${COLLSIM_PYTHON}")
 else()
   add_test(NAME "teaching: notebook helper falls back to the command line with the same data"
            COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_helper.py)
 endif()
 
 if(NOT COLLSIM_PYTHON_MODULE)
-  add_test(NAME "teaching: Python module and notebooks: SKIPPED (module not built: pybind11-dev)"
-           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: the collsim Python module is off (see the configure output)")
+  collsim_skipped_test("teaching: Python module and notebooks"
+                       "the collsim Python module is off (see the configure output)")
   return()
 endif()
 add_test(NAME "teaching: python module builds, checks, explains and predicts as the command line"
@@ -27,8 +27,8 @@ add_test(NAME "teaching: python module builds, checks, explains and predicts as 
 execute_process(COMMAND ${COLLSIM_PYTHON} -c "import nbconvert, ipykernel, matplotlib, pandas"
                 RESULT_VARIABLE no_jupyter OUTPUT_QUIET ERROR_QUIET)
 if(no_jupyter)
-  add_test(NAME "notebooks: SKIPPED (jupyter-nbconvert, python3-ipykernel, matplotlib or pandas not found)"
-           COMMAND ${CMAKE_COMMAND} -E echo "SKIPPED: notebooks need jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas")
+  collsim_skipped_test("notebooks"
+                       "notebooks need jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas")
   return()
 endif()
 file(GLOB notebooks CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/notebooks/*.ipynb)

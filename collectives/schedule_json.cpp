@@ -132,19 +132,24 @@ void save_schedule(const Schedule& schedule, const std::filesystem::path& path) 
   write_text_file(path, schedule_to_json(schedule).dump() + '\n', "schedule");
 }
 
-Schedule load_schedule(const std::filesystem::path& path) {
-  const std::string text = read_text_file(path, "schedule");
+Schedule parse_schedule(const std::string& text, const std::string& origin) {
   json j;
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    throw Error(fmt::format("schedule file '{}' is not valid JSON (truncated or corrupt): {}", path.string(), e.what()));
+    throw Error(fmt::format("schedule file '{}' is not valid JSON (truncated or corrupt): {}", origin, e.what()));
   }
   try {
     return schedule_from_json(j);
   } catch (const Error& e) {
-    throw Error(fmt::format("schedule file '{}': {}", path.string(), e.what()));
+    throw Error(fmt::format("schedule file '{}': {}", origin, e.what()));
+  } catch (const json::exception& e) {  // a shape the reader did not foresee
+    throw Error(fmt::format("schedule file '{}': {}", origin, e.what()));
   }
+}
+
+Schedule load_schedule(const std::filesystem::path& path) {
+  return parse_schedule(read_text_file(path, "schedule"), path.string());
 }
 
 }  // namespace collsim

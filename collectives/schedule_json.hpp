@@ -19,6 +19,9 @@ inline constexpr int kScheduleFormatVersion = 1;
 nlohmann::json schedule_to_json(const Schedule& schedule);
 Schedule schedule_from_json(const nlohmann::json& json);  // throws Error
 
+// The schedule in a JSON text; `origin` names it in errors (a file name). Throws Error.
+Schedule parse_schedule(const std::string& text, const std::string& origin);
+
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path);
 Schedule load_schedule(const std::filesystem::path& path);  // throws Error naming the file
 

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""tests/cli/readme_examples.py BIN_DIR README — every example in the README runs and prints
+what the README says it prints.
+
+A fenced block whose lines start with "$ " is an example: each "$ command" runs in bash (in a
+scratch folder, with BIN_DIR first on PATH, so "collsim" is the one just built), and its
+output (stdout and stderr) must match the lines that follow it, up to the next "$ " line:
+  - a line "..." stands for any number of lines, "..." inside a line for any characters;
+  - trailing blanks do not count.
+An HTML comment on the line before a block changes how it is checked:
+  <!-- readme: mask times -->     durations ("3.98 s", "12.3 us") match any duration;
+  <!-- readme: mask numbers -->   every number matches any number (real executions);
+  <!-- readme: illustration: WHY -->  not run (it needs what a test machine lacks: WHY).
+The test prints what it ran and fails on the first difference of each example.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TIME = r"[0-9][0-9.e+-]* ?(?:ns|us|ms|s)\b"
+NUMBER = r"[0-9][0-9.e+-]*"
+
+
+def blocks(lines):
+    """(marker, [lines]) for every fenced block that holds an example."""
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            marker = lines[i - 1].strip() if i > 0 else ""
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            body = lines[i + 1:j]
+            if any(l.startswith("$ ") for l in body):
+                out.append((marker, body, i + 1))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def examples(body):
+    """[(command, expected lines)] of a block; a command may continue with a trailing backslash."""
+    out = []
+    for line in body:
+        if line.startswith("$ "):
+            out.append([line[2:], []])
+        elif out and out[-1][0].endswith("\\") and not out[-1][1]:
+            out[-1][0] = out[-1][0][:-1] + " " + line.strip()
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def mask(text, how):
+    """Machine-dependent numbers replaced, and the column padding they change collapsed."""
+    if how == "times":
+        return re.sub(" +", " ", re.sub(TIME, "<time>", text))
+    if how == "numbers":
+        return re.sub(" +", " ", re.sub(NUMBER, "<n>", re.sub(TIME, "<n>", text)))
+    return text
+
+
+def line_pattern(expected):
+    return re.compile("^" + ".*".join(re.escape(part) for part in expected.rstrip().split("...")) + "$")
+
+
+def matches(expected, actual):
+    """Whether actual lines match expected lines ('...' lines are wildcards)."""
+    memo = {}
+
+    def go(i, j):
+        if (i, j) in memo:
+            return memo[i, j]
+        if i == len(expected):
+            result = j == len(actual)
+        elif expected[i].strip() == "...":
+            result = any(go(i + 1, k) for k in range(j, len(actual) + 1))
+        else:
+            result = j < len(actual) and bool(line_pattern(expected[i]).match(actual[j].rstrip())) and go(i + 1, j + 1)
+        memo[i, j] = result
+        return result
+
+    return go(0, 0)
+
+
+def first_difference(expected, actual):
+    for k, line in enumerate(expected):
+        if line.strip() == "...":
+            return f"  (lines after a '...' differ)\n  expected: {expected[k + 1:k + 3]}"
+        if k >= len(actual) or not line_pattern(line).match(actual[k].rstrip()):
+            got = actual[k] if k < len(actual) else "<end of output>"
+            return f"  line {k + 1}\n  expected: {line!r}\n  actual:   {got!r}"
+    return f"  actual has {len(actual) - len(expected)} more lines: {actual[len(expected):len(expected) + 2]}"
+
+
+def main():
+    bin_dir, readme = sys.argv[1], sys.argv[2]
+    lines = open(readme, encoding="utf-8").read().split("\n")
+    env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"], LC_ALL="C")
+    ran = illustrations = failed = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for marker, body, line_no in blocks(lines):
+            how = re.match(r"<!-- readme: (mask times|mask numbers|illustration)", marker)
+            how = how.group(1) if how else ""
+            if how == "illustration":
+                illustrations += 1
+                print(f"README line {line_no}: illustration, not run: {marker}")
+                continue
+            for command, expected in examples(body):
+                ran += 1
+                result = subprocess.run(["bash", "-c", command], cwd=scratch, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+                actual = result.stdout.decode("utf-8", "replace").rstrip("\n").split("\n")
+                if actual == [""]:
+                    actual = []
+                while expected and not expected[-1].strip():
+                    expected = expected[:-1]
+                masked = how.replace("mask ", "")
+                exp = [mask(l, masked) for l in expected]
+                act = [mask(l, masked) for l in actual]
+                wants_error = any(l.startswith("collsim: error:") for l in expected)
+                ok = matches(exp, act) and (result.returncode != 0) == wants_error
+                print(f"README line {line_no}: {'ok  ' if ok else 'FAIL'} $ {command}")
+                if not ok:
+                    failed += 1
+                    print(f"  exit status {result.returncode}")
+                    print(first_difference(exp, act))
+    print(f"{ran} examples run, {failed} failed, {illustrations} blocks marked as illustrations")
+    return 1 if failed or ran == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -50,7 +50,7 @@ CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
           return fmt::format("expected a whole number in {}..{}, got '{}'", min, max, s);
         return "";
       },
-      fmt::format("INT in {}..{}", min, max));
+      fmt::format("{}..{}", min, max));
 }
 
 CLI::Validator physical(const PhysicalRange& range) {

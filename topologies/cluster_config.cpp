@@ -12,7 +12,8 @@
 #include "collectives/error.hpp"
 #include "collectives/file_io.hpp"
 #include "collectives/units.hpp"
-#include "topologies/builders/builders.hpp"
+#include "topologies/builders/fabric_kinds.hpp"
+#include "topologies/config_reader.hpp"
 
 namespace collsim {
 
@@ -22,126 +23,9 @@ namespace {
 
 constexpr std::uint64_t kMaxConfigBytes = 16u << 20;  // a cluster file is a page of YAML, not megabytes
 
-// An Error that already names its FILE:LINE:COLUMN: passed on as it is, never placed twice.
-class PlacedError : public Error {
- public:
-  using Error::Error;
-};
-
-// Reads typed fields; every failure names FILE:LINE:COLUMN of the node at fault and the
-// field's dotted path ("topology.g").
-class Reader {
- public:
-  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
-    const YAML::Mark m = at.Mark();
-    if (m.is_null()) throw PlacedError(fmt::format("{}: {}", origin_, what));
-    throw PlacedError(fmt::format("{}:{}:{}: {}", origin_, m.line + 1, m.column + 1, what));
-  }
-
-  void only_keys(const YAML::Node& node, const std::string& where, const std::set<std::string>& allowed) const {
-    if (!node.IsMap()) fail(node, fmt::format("'{}' must be a mapping", where));
-    for (const auto& kv : node) {
-      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("a key in '{}' must be a plain name", where));
-      const std::string key = kv.first.Scalar();
-      if (!allowed.count(key))
-        fail(kv.first, fmt::format("unknown key '{}' in '{}' (expected one of: {})", key, where, fmt::join(allowed, ", ")));
-    }
-  }
-
-  YAML::Node require(const YAML::Node& map, const std::string& key, const std::string& where) const {
-    const YAML::Node v = map[key];
-    if (!v) fail(map, fmt::format("missing key '{}'{}", key, where.empty() ? "" : " in '" + where + "'"));
-    return v;
-  }
-
-  double number(const YAML::Node& v, const std::string& field, bool zero_ok) const {
-    double x = 0;
-    if (!v.IsScalar()) fail(v, fmt::format("'{}' must be a number", field));
-    try {
-      x = v.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(v, fmt::format("'{}' must be a number (got '{}')", field, v.Scalar()));
-    }
-    if (!std::isfinite(x) || x < 0 || (!zero_ok && x == 0))
-      fail(v, fmt::format("'{}' must be {} (got {})", field, zero_ok ? ">= 0" : "> 0", x));
-    return x;
-  }
-
-  // A number that must lie in its physical range (cost_model.hpp).
-  double physical(const YAML::Node& v, const std::string& field, const PhysicalRange& range) const {
-    const double x = number(v, field, range.min == 0);
-    if (const std::string problem = range_problem(range, x); !problem.empty())
-      fail(v, fmt::format("'{}': {}", field, problem));
-    return x;
-  }
-
-  std::uint32_t count(const YAML::Node& v, const std::string& field, bool zero_ok = false) const {
-    const double x = number(v, field, zero_ok);
-    if (x != std::floor(x) || x > 4.0e9) fail(v, fmt::format("'{}' must be a whole number (got {})", field, x));
-    return std::uint32_t(x);
-  }
-
-  std::vector<std::uint32_t> counts(const YAML::Node& v, const std::string& field) const {
-    if (!v.IsSequence() || v.size() == 0) fail(v, fmt::format("'{}' must be a non-empty list of whole numbers", field));
-    std::vector<std::uint32_t> out;
-    for (const YAML::Node& item : v) out.push_back(count(item, field));
-    return out;
-  }
-
-  std::vector<double> numbers(const YAML::Node& v, const std::string& field) const {
-    if (!v.IsSequence()) fail(v, fmt::format("'{}' must be a list of numbers", field));
-    std::vector<double> out;
-    for (const YAML::Node& item : v) out.push_back(number(item, field, false));
-    return out;
-  }
-
-  std::string text(const YAML::Node& v, const std::string& field) const {
-    if (!v.IsScalar()) fail(v, fmt::format("'{}' must be a string", field));
-    return v.Scalar();
-  }
-
-  bool flag(const YAML::Node& v, const std::string& field) const {
-    try {
-      return v.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(v, fmt::format("'{}' must be true or false", field));
-    }
-  }
-
-  std::vector<std::uint64_t> sizes(const YAML::Node& v) const {
-    if (!v.IsSequence()) fail(v, "'bytes' must be a list of sizes");
-    std::vector<std::uint64_t> out;
-    for (const YAML::Node& item : v) {
-      try {
-        out.push_back(parse_size(text(item, "bytes")));
-      } catch (const Error& e) {
-        fail(item, e.what());
-      }
-    }
-    return out;
-  }
-
-  // Runs a builder step; an Error it throws is reported at `at`.
-  template <class F>
-  auto at(const YAML::Node& at, F&& step) const {
-    try {
-      return step();
-    } catch (const PlacedError&) {
-      throw;
-    } catch (const Error& e) {
-      fail(at, e.what());
-    }
-  }
-
- private:
-  std::string origin_;
-};
-
 // yaml-cpp keeps both entries of a duplicated key and answers lookups with the first, so a
 // second `bandwidth_Bps:` would be silently ignored: refuse it, at the second one.
-void reject_duplicate_keys(const Reader& in, const YAML::Node& node) {
+void reject_duplicate_keys(const ConfigReader& in, const YAML::Node& node) {
   if (node.IsSequence())
     for (const YAML::Node& item : node) reject_duplicate_keys(in, item);
   if (!node.IsMap()) return;
@@ -157,13 +41,13 @@ void reject_duplicate_keys(const Reader& in, const YAML::Node& node) {
 
 // ---- flat form -------------------------------------------------------------------------
 
-LinkCost flat_link(const Reader& in, const YAML::Node& node, const std::string& where) {
+LinkCost flat_link(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
   in.only_keys(node, where, {"alpha_s", "bandwidth_Bps"});
   return {in.physical(in.require(node, "alpha_s", where), where + ".alpha_s", kTimeRange),
           1.0 / in.physical(in.require(node, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange)};
 }
 
-void read_flat(const Reader& in, const YAML::Node& root, ClusterConfig& c) {
+void read_flat(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "ranks", "ranks_per_node", "links", "gamma_s_per_byte", "bytes"});
   c.ranks = in.count(in.require(root, "ranks", ""), "ranks");
   if (root["ranks_per_node"]) c.cost.ranks_per_node = in.count(root["ranks_per_node"], "ranks_per_node");
@@ -179,7 +63,7 @@ void read_flat(const Reader& in, const YAML::Node& root, ClusterConfig& c) {
 
 // ---- topology form ---------------------------------------------------------------------
 
-void read_link_classes(const Reader& in, const YAML::Node& node, Network& net) {
+void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net) {
   if (!node.IsMap() || node.size() == 0) in.fail(node, "'link_classes' must map class names to {bandwidth_Bps, latency_s, alpha_s}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
@@ -194,19 +78,13 @@ void read_link_classes(const Reader& in, const YAML::Node& node, Network& net) {
   }
 }
 
-LinkClassId link_class(const Reader& in, const YAML::Node& map, const std::string& key, const std::string& where,
-                       const Network& net) {
-  const YAML::Node v = in.require(map, key, where);
-  return in.at(v, [&] { return net.find_link_class(in.text(v, where + "." + key)); });
-}
-
 // The nodes section, read before the fabric so that ring/star/full know their size.
 struct NodesSpec {
   YAML::Node node;
   NodesParams params;
 };
 
-NodesSpec read_nodes(const Reader& in, const YAML::Node& node, const Network& net) {
+NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Network& net) {
   in.only_keys(node, "nodes", {"count", "gpus_per_node", "switch", "gpu_link", "backplane_Bps", "nics_per_node",
                                "nic_link", "rail_optimized"});
   NodesSpec s{node, {}};
@@ -218,99 +96,22 @@ NodesSpec read_nodes(const Reader& in, const YAML::Node& node, const Network& ne
     if (p.switch_name != "nvswitch" && p.switch_name != "pcie")
       in.fail(node["switch"], fmt::format("'nodes.switch' must be nvswitch or pcie (got '{}')", p.switch_name));
   }
-  p.gpu_link = link_class(in, node, "gpu_link", "nodes", net);
+  p.gpu_link = in.link_class(node, "gpu_link", "nodes", net);
   if (node["backplane_Bps"]) p.backplane_Bps = in.physical(node["backplane_Bps"], "nodes.backplane_Bps", kBandwidthRange);
   if (node["nics_per_node"]) p.nics_per_node = in.count(node["nics_per_node"], "nodes.nics_per_node");
   if (node["rail_optimized"]) p.rail_optimized = in.flag(node["rail_optimized"], "nodes.rail_optimized");
-  if (p.nodes > 1 || node["nic_link"]) p.nic_link = link_class(in, node, "nic_link", "nodes", net);
+  if (p.nodes > 1 || node["nic_link"]) p.nic_link = in.link_class(node, "nic_link", "nodes", net);
   return s;
 }
 
-using FabricKeys = std::set<std::string>;
-
-Fabric build_fabric(const Reader& in, const YAML::Node& t, Network& net, RoutingMode mode, std::uint64_t seed,
-                    std::uint32_t endpoints_needed) {
-  const std::string kind = in.text(in.require(t, "kind", "topology"), "topology.kind");
-  auto keys = [&](FabricKeys allowed) {
-    allowed.insert("kind");
-    in.only_keys(t, "topology (" + kind + ")", allowed);
-  };
-  auto link = [&](const std::string& key) { return link_class(in, t, key, "topology", net); };
-  auto get = [&](const std::string& key) { return in.count(in.require(t, key, "topology"), "topology." + key); };
-  // ring, star and full take their size from `nodes` when it is given.
-  auto size = [&] { return t["endpoints"] || endpoints_needed == 0 ? get("endpoints") : endpoints_needed; };
-  auto build = [&](auto&& step) { return in.at(t, step); };
-
-  if (kind == "ring") {
-    keys({"endpoints", "bidirectional", "link"});
-    RingParams p{size(), t["bidirectional"] ? in.flag(t["bidirectional"], "topology.bidirectional") : true, link("link")};
-    return build([&] { return build_ring(net, p, mode, seed); });
-  }
-  if (kind == "torus") {
-    keys({"dims", "link"});
-    TorusParams p{in.counts(in.require(t, "dims", "topology"), "topology.dims"), link("link")};
-    return build([&] { return build_torus(net, p, mode, seed); });
-  }
-  if (kind == "star") {
-    keys({"endpoints", "link", "backplane_Bps"});
-    StarParams p{size(), link("link"), {}};
-    if (t["backplane_Bps"]) p.backplane_Bps = in.physical(t["backplane_Bps"], "topology.backplane_Bps", kBandwidthRange);
-    return build([&] { return build_star(net, p, mode, seed); });
-  }
-  if (kind == "full") {
-    keys({"endpoints", "link"});
-    FullParams p{size(), link("link")};
-    return build([&] { return build_full(net, p, mode, seed); });
-  }
-  if (kind == "fat-tree" || kind == "xgft" || kind == "al-fares") {
-    XgftParams p;
-    if (kind == "fat-tree") {
-      keys({"k", "n", "link", "taper"});
-      p = build([&] { return k_ary_n_tree(get("k"), get("n"), link("link")); });
-    } else if (kind == "al-fares") {
-      keys({"k", "link", "taper"});
-      p = build([&] { return al_fares(get("k"), link("link")); });
-    } else {
-      keys({"m", "w", "link", "links", "taper"});
-      p.m = in.counts(in.require(t, "m", "topology"), "topology.m");
-      p.w = in.counts(in.require(t, "w", "topology"), "topology.w");
-      if (t["links"] && t["link"]) in.fail(t["links"], "give 'link' or 'links', not both");
-      if (t["links"]) {
-        if (!t["links"].IsSequence()) in.fail(t["links"], "'topology.links' must be a list of link classes, one per level");
-        for (const YAML::Node& item : t["links"])
-          p.links.push_back(in.at(item, [&] { return net.find_link_class(in.text(item, "topology.links")); }));
-      } else {
-        p.links.assign(p.m.size(), link("link"));
-      }
-    }
-    if (t["taper"]) p.taper = in.numbers(t["taper"], "topology.taper");
-    return build([&] { return build_xgft(net, p, mode, seed); });
-  }
-  if (kind == "dragonfly") {
-    keys({"p", "a", "h", "g", "arrangement", "terminal_link", "local_link", "global_link"});
-    DragonflyParams p;
-    p.p = get("p");
-    p.a = get("a");
-    p.h = get("h");
-    if (t["g"]) p.g = get("g");
-    if (t["arrangement"])
-      p.arrangement = in.at(t["arrangement"], [&] { return parse_global_arrangement(in.text(t["arrangement"], "topology.arrangement")); });
-    p.terminal_link = link("terminal_link");
-    p.local_link = link("local_link");
-    p.global_link = link("global_link");
-    return build([&] { return build_dragonfly(net, p, mode, seed); });
-  }
-  in.fail(t["kind"], fmt::format("unknown topology kind '{}' (ring, torus, star, full, fat-tree, xgft, al-fares, dragonfly)", kind));
-}
-
 // `placement: linear` or `placement: {kind: random, seed: 7}`; the same shape for routing.
-YAML::Node kind_of(const Reader& in, const YAML::Node& v, const std::string& field, const std::set<std::string>& keys) {
+YAML::Node kind_of(const ConfigReader& in, const YAML::Node& v, const std::string& field, const std::set<std::string>& keys) {
   if (v.IsScalar()) return v;
   in.only_keys(v, field, keys);
   return in.require(v, "kind", field);
 }
 
-Placement read_placement(const Reader& in, const YAML::Node& v) {
+Placement read_placement(const ConfigReader& in, const YAML::Node& v) {
   Placement p;
   const YAML::Node kind = kind_of(in, v, "placement", {"kind", "seed", "endpoints"});
   p.kind = in.at(kind, [&] { return parse_placement_kind(in.text(kind, "placement.kind")); });
@@ -322,7 +123,7 @@ Placement read_placement(const Reader& in, const YAML::Node& v) {
   return p;
 }
 
-void read_topology(const Reader& in, const YAML::Node& root, ClusterConfig& c) {
+void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "bytes"});
   auto topo = std::make_shared<Topology>();
@@ -342,7 +143,8 @@ void read_topology(const Reader& in, const YAML::Node& root, ClusterConfig& c) {
   const std::uint32_t nics = nodes ? nodes->params.nodes * nodes->params.nics_per_node : 0;
   Fabric fabric;
   if (root["topology"]) {
-    fabric = build_fabric(in, root["topology"], net, build_mode, topo->routing_seed, nics);
+    const FabricRequest request{in, root["topology"], net, build_mode, topo->routing_seed, nics};
+    fabric = fabric_kind(request).read(request);
   } else if (!nodes || nodes->params.nodes > 1) {
     in.fail(root, "missing key 'topology' (only a single node may go without a fabric)");
   }
@@ -367,7 +169,7 @@ void read_topology(const Reader& in, const YAML::Node& root, ClusterConfig& c) {
   c.topology = std::move(topo);
 }
 
-ClusterConfig read_cluster(const Reader& in, const YAML::Node& root) {
+ClusterConfig read_cluster(const ConfigReader& in, const YAML::Node& root) {
   reject_duplicate_keys(in, root);
   ClusterConfig c;
   c.name = in.text(in.require(root, "name", ""), "name");
@@ -386,7 +188,7 @@ ClusterConfig read_cluster(const Reader& in, const YAML::Node& root) {
 }  // namespace
 
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin) {
-  const Reader in(origin);
+  const ConfigReader in(origin);
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -253,6 +254,22 @@ Fabric build_dragonfly(Network& net, const DragonflyParams& p, RoutingMode mode,
   fabric.router = std::make_unique<DragonflyRouter>(s, std::move(t), mode, seed);
   fabric.summary = summary(s);
   return fabric;
+}
+
+// `topology: {kind: dragonfly, p: P, a: A, h: H, g: G, arrangement: NAME, terminal_link: C,
+// local_link: C, global_link: C}`
+Fabric read_dragonfly(const FabricRequest& r) {
+  DragonflyParams p;
+  p.p = r.count("p");
+  p.a = r.count("a");
+  p.h = r.count("h");
+  if (r.node["g"]) p.g = r.count("g");
+  if (const YAML::Node a = r.node["arrangement"])
+    p.arrangement = r.in.at(a, [&] { return parse_global_arrangement(r.in.text(a, "topology.arrangement")); });
+  p.terminal_link = r.link("terminal_link");
+  p.local_link = r.link("local_link");
+  p.global_link = r.link("global_link");
+  return r.build([&] { return build_dragonfly(r.net, p, r.mode, r.seed); });
 }
 
 }  // namespace collsim

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -211,6 +212,43 @@ Fabric build_xgft(Network& net, const XgftParams& p, RoutingMode mode, std::uint
   std::string text = summary(t, p);
   auto router = std::make_unique<XgftRouter>(endpoints, std::move(t), mode, seed);
   return Fabric{std::move(endpoints), std::move(router), std::move(text)};
+}
+
+namespace {
+
+// The taper shared by the three fat-tree kinds: `taper: [1, 0.5]`, one factor per level.
+Fabric build_tapered(const FabricRequest& r, XgftParams p) {
+  if (const YAML::Node taper = r.node["taper"]) p.taper = r.in.numbers(taper, "topology.taper");
+  return r.build([&] { return build_xgft(r.net, p, r.mode, r.seed); });
+}
+
+}  // namespace
+
+// `topology: {kind: fat-tree, k: K, n: N, link: CLASS, taper: [...]}`
+Fabric read_fat_tree(const FabricRequest& r) {
+  return build_tapered(r, r.in.at(r.node, [&] { return k_ary_n_tree(r.count("k"), r.count("n"), r.link("link")); }));
+}
+
+// `topology: {kind: al-fares, k: K, link: CLASS, taper: [...]}`
+Fabric read_al_fares(const FabricRequest& r) {
+  return build_tapered(r, r.in.at(r.node, [&] { return al_fares(r.count("k"), r.link("link")); }));
+}
+
+// `topology: {kind: xgft, m: [...], w: [...], link: CLASS | links: [CLASS per level], taper: [...]}`
+Fabric read_xgft(const FabricRequest& r) {
+  XgftParams p;
+  p.m = r.in.counts(r.in.require(r.node, "m", "topology"), "topology.m");
+  p.w = r.in.counts(r.in.require(r.node, "w", "topology"), "topology.w");
+  const YAML::Node links = r.node["links"];
+  if (links && r.node["link"]) r.in.fail(links, "give 'link' or 'links', not both");
+  if (!links) {
+    p.links.assign(p.m.size(), r.link("link"));
+  } else {
+    if (!links.IsSequence()) r.in.fail(links, "'topology.links' must be a list of link classes, one per level");
+    for (const YAML::Node& item : links)
+      p.links.push_back(r.in.at(item, [&] { return r.net.find_link_class(r.in.text(item, "topology.links")); }));
+  }
+  return build_tapered(r, std::move(p));
 }
 
 }  // namespace collsim

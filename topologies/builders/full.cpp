@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -50,6 +51,12 @@ Fabric build_full(Network& net, const FullParams& p, RoutingMode mode, std::uint
                                     std::uint64_t(p.endpoints) * (p.endpoints - 1) / 2);
   auto router = std::make_unique<FullRouter>(endpoints, base);
   return Fabric{std::move(endpoints), std::move(router), std::move(summary)};
+}
+
+// `topology: {kind: full, endpoints: N, link: CLASS}`
+Fabric read_full(const FabricRequest& r) {
+  const FullParams p{r.endpoints(), r.link("link")};
+  return r.build([&] { return build_full(r.net, p, r.mode, r.seed); });
 }
 
 }  // namespace collsim

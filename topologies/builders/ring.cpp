@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -78,6 +79,13 @@ Fabric build_ring(Network& net, const RingParams& p, RoutingMode mode, std::uint
   auto router = std::make_unique<RingRouter>(endpoints, base, p.bidirectional, mode, seed);
   std::string summary = fmt::format("{} ring of {} endpoints", p.bidirectional ? "bidirectional" : "unidirectional", n);
   return Fabric{std::move(endpoints), std::move(router), std::move(summary)};
+}
+
+// `topology: {kind: ring, endpoints: N, bidirectional: true, link: CLASS}`
+Fabric read_ring(const FabricRequest& r) {
+  const YAML::Node both = r.node["bidirectional"];
+  const RingParams p{r.endpoints(), both ? r.in.flag(both, "topology.bidirectional") : true, r.link("link")};
+  return r.build([&] { return build_ring(r.net, p, r.mode, r.seed); });
 }
 
 }  // namespace collsim

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -66,6 +67,13 @@ Fabric build_star(Network& net, const StarParams& p, RoutingMode mode, std::uint
   const LinkId base = LinkId(net.link_count() - 2 * endpoints.size());
   auto router = std::make_unique<StarRouter>(endpoints, base, backplane);
   return Fabric{std::move(endpoints), std::move(router), std::move(summary)};
+}
+
+// `topology: {kind: star, endpoints: N, link: CLASS, backplane_Bps: B}`
+Fabric read_star(const FabricRequest& r) {
+  StarParams p{r.endpoints(), r.link("link"), {}};
+  if (const YAML::Node b = r.node["backplane_Bps"]) p.backplane_Bps = r.in.physical(b, "topology.backplane_Bps", kBandwidthRange);
+  return r.build([&] { return build_star(r.net, p, r.mode, r.seed); });
 }
 
 }  // namespace collsim

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -143,6 +144,12 @@ Fabric build_torus(Network& net, const TorusParams& p, RoutingMode mode, std::ui
                                     (net.link_count() - base.front()) / 2);
   auto router = std::make_unique<TorusRouter>(endpoints, std::move(shape), std::move(base), mode, seed);
   return Fabric{std::move(endpoints), std::move(router), std::move(summary)};
+}
+
+// `topology: {kind: torus, dims: [X, Y, ...], link: CLASS}`
+Fabric read_torus(const FabricRequest& r) {
+  const TorusParams p{r.in.counts(r.in.require(r.node, "dims", "topology"), "topology.dims"), r.link("link")};
+  return r.build([&] { return build_torus(r.net, p, r.mode, r.seed); });
 }
 
 }  // namespace collsim

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "collectives/algorithms/generators.hpp"
+#include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
 
 namespace collsim {
@@ -59,22 +60,57 @@ std::string size_problem(const ScheduleSize& size, Rank ranks) {
 
 const std::vector<AlgorithmEntry>& algorithm_table() {
   static const std::vector<AlgorithmEntry> table{
-      {"ring", "reduce-scatter then allgather around a ring, 2(P-1) steps (seeds 000, 002)",
-       {allreduce, reduce_scatter, allgather}, false, algorithms::ring, false, ring_size},
-      {"naive", "single reducer: every rank sends to the root, which sends the result back (seed 000)",
-       {allreduce, reduce, broadcast}, false, algorithms::naive, false, star_size},
-      {"binomial", "binomial-tree reduce then binomial-tree broadcast, 2 ceil(lg P) steps (MPICH)",
-       {allreduce, reduce, broadcast}, false, algorithms::binomial, false, star_size},
-      {"tree", "binary tree (NCCL's) reduce then broadcast, pipelined in segments",
-       {allreduce, reduce, broadcast}, true, algorithms::tree, false, tree_size},
-      {"two-tree", "double binary tree: two complementary trees carry half the data each (NCCL)",
-       {allreduce}, true, algorithms::two_tree, false, two_tree_size},
-      {"recursive-doubling", "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
-       {allreduce}, false, algorithms::recursive_doubling, false, doubling_size},
-      {"rabenseifner", "recursive-halving reduce-scatter then recursive-doubling allgather",
-       {allreduce}, false, algorithms::rabenseifner, false, rabenseifner_size},
-      {"hierarchical-ring", "ring inside each node, ring across nodes, ring inside again",
-       {allreduce}, false, algorithms::hierarchical_ring, true, hierarchical_size},
+      {.name = "ring",
+       .summary = "reduce-scatter then allgather around a ring, 2(P-1) steps (seeds 000, 002)",
+       .collectives = {allreduce, reduce_scatter, allgather},
+       .generate = algorithms::ring,
+       .size_bound = ring_size,
+       .closed_form = closed_forms::ring},
+      {.name = "naive",
+       .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
+       .collectives = {allreduce, reduce, broadcast},
+       .generate = algorithms::naive,
+       .size_bound = star_size,
+       .closed_form = closed_forms::naive},
+      {.name = "binomial",
+       .summary = "binomial-tree reduce then binomial-tree broadcast, 2 ceil(lg P) steps (MPICH)",
+       .collectives = {allreduce, reduce, broadcast},
+       .generate = algorithms::binomial,
+       .size_bound = star_size,
+       .closed_form = closed_forms::binomial},
+      {.name = "tree",
+       .summary = "binary tree (NCCL's) reduce then broadcast, pipelined in segments",
+       .collectives = {allreduce, reduce, broadcast},
+       .generate = algorithms::tree,
+       .size_bound = tree_size,
+       .pipelined = true,
+       .trees = algorithms::tree_trees},
+      {.name = "two-tree",
+       .summary = "double binary tree: two complementary trees carry half the data each (NCCL)",
+       .collectives = {allreduce},
+       .generate = algorithms::two_tree,
+       .size_bound = two_tree_size,
+       .pipelined = true,
+       .trees = algorithms::two_tree_trees},
+      {.name = "recursive-doubling",
+       .summary = "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
+       .collectives = {allreduce},
+       .generate = algorithms::recursive_doubling,
+       .size_bound = doubling_size,
+       .closed_form = closed_forms::recursive_doubling},
+      {.name = "rabenseifner",
+       .summary = "recursive-halving reduce-scatter then recursive-doubling allgather",
+       .collectives = {allreduce},
+       .generate = algorithms::rabenseifner,
+       .size_bound = rabenseifner_size,
+       .closed_form = closed_forms::rabenseifner},
+      {.name = "hierarchical-ring",
+       .summary = "ring inside each node, ring across nodes, ring inside again",
+       .collectives = {allreduce},
+       .generate = algorithms::hierarchical_ring,
+       .size_bound = hierarchical_size,
+       .needs_ranks_per_node = true,
+       .closed_form = closed_forms::hierarchical_ring},
   };
   return table;
 }
@@ -125,9 +161,14 @@ bool AlgorithmEntry::supports(Collective c) const {
   return std::find(collectives.begin(), collectives.end(), c) != collectives.end();
 }
 
-const AlgorithmEntry& find_algorithm(std::string_view name) {
+const AlgorithmEntry* lookup_algorithm(std::string_view name) {
   for (const AlgorithmEntry& a : algorithm_table())
-    if (a.name == name) return a;
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+const AlgorithmEntry& find_algorithm(std::string_view name) {
+  if (const AlgorithmEntry* a = lookup_algorithm(name)) return *a;
   std::vector<std::string_view> names;
   for (const AlgorithmEntry& a : algorithm_table()) names.push_back(a.name);
   throw Error(fmt::format("unknown algorithm '{}' (expected one of: {})", name, fmt::join(names, ", ")));

@@ -3,10 +3,12 @@
 // generator is a pure function (request) -> Schedule living in algorithms/<name>.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 
 namespace collsim {
@@ -38,14 +40,27 @@ inline constexpr double kMaxScheduleTransfers = 1e8;
 inline constexpr double kMaxElementRecords = 5e8;
 inline constexpr double kMaxElementVisits = 5e8;
 
+namespace algorithms {
+struct BinaryTree;
+}
+// The time of `collective` on P ranks of n bytes under the analytic model (closed_forms.hpp),
+// nullopt where the model is not the one the form assumes.
+using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, double n, const CostModel& cost);
+// The trees a tree algorithm's schedule follows, for explain and the pictures.
+using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
+
+// One algorithm and what the rest of collsim needs to know of it. Adding an algorithm: its
+// file in algorithms/ and one entry in algorithm.cpp.
 struct AlgorithmEntry {
   std::string_view name;
   std::string_view summary;
   std::vector<Collective> collectives;
-  bool pipelined;  // takes a segment count
-  Generator generate;
-  bool needs_ranks_per_node;  // runs on whole nodes only (ranks_per_node given, dividing P)
-  SizeBound size_bound;
+  Generator generate = nullptr;
+  SizeBound size_bound = nullptr;
+  bool pipelined = false;             // takes a segment count
+  bool needs_ranks_per_node = false;  // runs on whole nodes only (ranks_per_node given, dividing P)
+  ClosedForm closed_form = nullptr;   // none: no closed form
+  TeachingTrees trees = nullptr;      // none: not a tree algorithm
 
   bool supports(Collective c) const;
   // Whether it can run on `ranks` ranks, `ranks_per_node` to a node (0: no nodes).
@@ -55,6 +70,7 @@ struct AlgorithmEntry {
 
 const std::vector<AlgorithmEntry>& algorithm_table();
 const AlgorithmEntry& find_algorithm(std::string_view name);  // throws Error listing valid names
+const AlgorithmEntry* lookup_algorithm(std::string_view name);  // nullptr for an unknown name
 std::vector<std::string_view> algorithms_for(Collective collective);
 
 // The algorithms a request names, checked: "all" and "auto" become every algorithm of the

@@ -24,7 +24,18 @@
 
 namespace collsim {
 
-// nullopt when the algorithm has no closed form for this collective / model.
+// The closed form of each algorithm that has one (its table entry points here): the time of
+// `collective` on P ranks of n bytes, nullopt where the model is not the one it assumes.
+namespace closed_forms {
+std::optional<double> ring(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> naive(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> binomial(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> recursive_doubling(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost);
+}  // namespace closed_forms
+
+// nullopt when the algorithm has no closed form for this collective / model (its table entry).
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,
                                        std::uint64_t bytes, const CostModel& cost);
 

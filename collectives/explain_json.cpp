@@ -1,16 +1,13 @@
 // collectives/explain_json.cpp — trees of tree algorithms and the Explanation as JSON.
 #include "collectives/explain_json.hpp"
 
+#include "collectives/algorithm.hpp"
+
 namespace collsim {
 
 std::vector<algorithms::BinaryTree> teaching_trees(const Schedule& s) {
-  const ScheduleInfo& info = s.info();
-  if (info.algorithm == "tree") return {algorithms::rotate(algorithms::nccl_binary_tree(info.ranks), info.root)};
-  if (info.algorithm == "two-tree") {
-    const auto both = algorithms::double_binary_tree(info.ranks);
-    return {both[0], both[1]};
-  }
-  return {};
+  const AlgorithmEntry* entry = lookup_algorithm(s.info().algorithm);  // a loaded file may name any
+  return entry && entry->trees ? entry->trees(s.info()) : std::vector<algorithms::BinaryTree>{};
 }
 
 std::vector<Rank> interior_ranks(const algorithms::BinaryTree& t) {

@@ -25,4 +25,6 @@ Schedule tree(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+std::vector<BinaryTree> tree_trees(const ScheduleInfo& info) { return {rotate(nccl_binary_tree(info.ranks), info.root)}; }
+
 }  // namespace collsim::algorithms

@@ -29,4 +29,9 @@ Schedule two_tree(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+std::vector<BinaryTree> two_tree_trees(const ScheduleInfo& info) {
+  const auto both = double_binary_tree(info.ranks);
+  return {both[0], both[1]};
+}
+
 }  // namespace collsim::algorithms

@@ -29,6 +29,7 @@ void run(CalibrateOptions o) {
   const std::string name = platform_name(describe_machine(c.samples.library, c.samples.device), o.job.backend);
   const std::string yaml = calibrated_config_yaml(c, name, o.job.ranks);
   parse_cluster_config(yaml, "calibrated config");  // what we write must load
+  fmt::print(stderr, "{}", unreliable_calibration_warning(c, "calibrate"));
   if (o.output.empty()) {
     fmt::print("{}", yaml);
     return;
@@ -36,10 +37,7 @@ void run(CalibrateOptions o) {
   std::ofstream file(o.output);
   file << yaml;
   if (!file) throw Error("cannot write " + o.output);
-  fmt::print("collsim calibrate: alpha {}, bandwidth {:.3f} GB/s (rms residual {:.1f}%), gamma {:.3g} s/B, shared {:.3f} GB/s "
-             "-> {}\n",
-             format_seconds(c.link.intercept), 1e-9 / c.link.slope, 100 * c.link.rms_relative_residual, c.gamma_s_per_byte,
-             c.shared_Bps * 1e-9, o.output);
+  fmt::print("collsim calibrate: {} -> {}\n", calibration_summary(c), o.output);
 }
 
 }  // namespace
@@ -56,6 +54,9 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--seconds-per-point", o.job.seconds_per_point, "Time spent on each size")
       ->capture_default_str()
       ->check(positive_number());
+  cmd->add_option("--repeats", o.job.repeats, "Launches, each measuring every point once (median; the spread is kept)")
+      ->capture_default_str()
+      ->check(whole_number(3, 100));
   cmd->add_option("-o,--output", o.output, "Write the YAML here (default: standard output)");
   o.launch.timeout_s = 300;
   add_launch_options(*cmd, o.launch);

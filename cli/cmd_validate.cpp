@@ -93,6 +93,7 @@ void run(const ValidateOptions& o) {
   CalibrationJob calibration_job{o.backend, *std::max_element(o.ranks.begin(), o.ranks.end()), parse_size(o.max_bytes), 0.05};
   fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
   const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
+  fmt::print(stderr, "{}", unreliable_calibration_warning(c, "validate"));
   const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
   const std::string name = platform_name(machine, o.backend);
   std::vector<ValidationRow> rows;

@@ -123,9 +123,21 @@ Placement read_placement(const ConfigReader& in, const YAML::Node& v) {
   return p;
 }
 
+// `calibration: {reliable, reasons}`, written by `collsim calibrate`: whether its fit is to be
+// trusted, and why not.
+void read_calibration_note(const ConfigReader& in, const YAML::Node& node, ClusterConfig& c) {
+  in.only_keys(node, "calibration", {"reliable", "reasons"});
+  c.calibration_reliable = in.flag(in.require(node, "reliable", "calibration"), "calibration.reliable");
+  if (const YAML::Node reasons = node["reasons"]) {
+    if (!reasons.IsSequence()) in.fail(reasons, "'calibration.reasons' must be a list of strings");
+    for (const YAML::Node& reason : reasons) c.calibration_reasons.push_back(in.text(reason, "calibration.reasons"));
+  }
+}
+
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
-                                 "ranks", "gamma_s_per_byte", "bytes"});
+                                 "ranks", "gamma_s_per_byte", "bytes", "calibration"});
+  if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;
   read_link_classes(in, in.require(root, "link_classes", ""), net);

@@ -28,6 +28,10 @@ struct ClusterConfig {
   CostModel cost;
   std::shared_ptr<Topology> topology;  // null in the flat form (predict may re-place its ranks)
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
+  // A calibrated config's `calibration:` field (topology form): false when its fit is not
+  // to be trusted, with the reasons.
+  bool calibration_reliable = true;
+  std::vector<std::string> calibration_reasons;
 };
 
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin);

@@ -1,15 +1,91 @@
-// validate/calibration.cpp — least-squares fits and the calibrated cluster YAML.
+// validate/calibration.cpp — merged repeats, least-squares fits, the reliability checks and
+// the calibrated cluster YAML.
 #include "validate/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
+#include "validate/measurement.hpp"
 
 namespace collsim {
+
+// ---- repeats and their spread -------------------------------------------------------------
+
+namespace {
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+}  // namespace
+
+// The calling thread's CPU time: a rank that waits for a message spins (Open MPI's shared
+// memory, cudaStreamSynchronize), so it runs all the time unless something else took its core.
+ThreadCpuShare::ThreadCpuShare() : cpu_start_s_(thread_cpu_seconds()), wall_start_(std::chrono::steady_clock::now()) {}
+
+double ThreadCpuShare::fraction() const {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  return wall > 0 ? std::min(1.0, (thread_cpu_seconds() - cpu_start_s_) / wall) : 1.0;
+}
+
+namespace {
+
+// Each run's value of every point, by point: values[point][run].
+template <class Point>
+std::vector<std::vector<double>> times_by_point(const std::vector<CalibrationSamples>& runs,
+                                                std::vector<Point> CalibrationSamples::*points) {
+  const std::vector<Point>& first = runs.front().*points;
+  std::vector<std::vector<double>> times(first.size());
+  for (const CalibrationSamples& run : runs) {
+    const std::vector<Point>& these = run.*points;
+    if (these.size() != first.size()) throw Error("calibration runs measured different sweeps");
+    for (std::size_t i = 0; i < these.size(); ++i) {
+      if (these[i].bytes != first[i].bytes) throw Error("calibration runs measured different sizes");
+      times[i].push_back(these[i].seconds);
+    }
+  }
+  return times;
+}
+
+// `points` of the first run, each with the runs' times as repeats and their median.
+template <class Point>
+std::vector<Point> merged(const std::vector<CalibrationSamples>& runs, std::vector<Point> CalibrationSamples::*points) {
+  std::vector<Point> out = runs.front().*points;
+  const std::vector<std::vector<double>> times = times_by_point(runs, points);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].seconds = median_of(times[i]);
+    out[i].repeats = times[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
+  if (runs.empty()) throw Error("calibration needs at least one run");
+  CalibrationSamples s = runs.front();
+  s.ping_pong = merged(runs, &CalibrationSamples::ping_pong);
+  s.concurrent = merged(runs, &CalibrationSamples::concurrent);
+  s.reduction = merged(runs, &CalibrationSamples::reduction);
+  for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
+  return s;
+}
+
+Spread spread_of(const std::vector<double>& repeats, double median) {
+  if (repeats.empty() || median <= 0) return {};
+  const auto [low, high] = std::ranges::minmax(repeats);
+  return {low / median - 1, high / median - 1};
+}
+
+// ---- fitting -----------------------------------------------------------------------------
 
 namespace {
 
@@ -40,30 +116,170 @@ LinearFit weighted_fit(const std::vector<SizeTime>& points, bool relative) {
 LinearFit fit_relative(const std::vector<SizeTime>& points) { return weighted_fit(points, true); }
 LinearFit fit_absolute(const std::vector<SizeTime>& points) { return weighted_fit(points, false); }
 
+double ParameterRange::factor() const {
+  if (high_quartile <= 0) return 1;
+  return low_quartile > 0 ? high_quartile / low_quartile : std::numeric_limits<double>::infinity();
+}
+
+ParameterRange parameter_range(const std::vector<double>& per_repeat) {
+  if (per_repeat.empty()) return {};
+  const auto [lowest, highest] = std::ranges::minmax(per_repeat);
+  return {lowest, percentile_of(per_repeat, 0.25), percentile_of(per_repeat, 0.75), highest};
+}
+
+namespace {
+
+// What the fit of a sweep gives for each parameter, clamped as the reported values are.
+// A sweep whose times do not grow with size has no bandwidth: infinite.
+double alpha_of(const LinearFit& link) { return std::max(link.intercept, 0.0); }
+double bandwidth_of(const LinearFit& link) {
+  return link.slope > 0 ? 1.0 / link.slope : std::numeric_limits<double>::infinity();
+}
+double gamma_of(const LinearFit& reduction) { return std::max(reduction.slope, 0.0); }
+
+// Every point's r-th repeat, as one sweep.
+std::vector<SizeTime> repeat_sweep(const std::vector<SizeTime>& points, std::uint32_t r) {
+  std::vector<SizeTime> sweep;
+  for (const SizeTime& p : points) sweep.push_back({p.bytes, p.repeats.at(r), {}});
+  return sweep;
+}
+
+// How many repeats every ping-pong and reduction point has.
+std::uint32_t common_repeats(const CalibrationSamples& s) {
+  std::size_t fewest = std::numeric_limits<std::size_t>::max();
+  for (const auto* points : {&s.ping_pong, &s.reduction})
+    for (const SizeTime& p : *points) fewest = std::min(fewest, p.repeats.size());
+  return fewest == std::numeric_limits<std::size_t>::max() ? 0 : std::uint32_t(fewest);
+}
+
+// Fits each repeat's sweep alone (needs two repeats or more).
+RepeatRanges repeat_ranges(const CalibrationSamples& s) {
+  RepeatRanges ranges;
+  ranges.repeats = common_repeats(s);
+  if (ranges.repeats < 2) return {};
+  std::vector<double> alpha, bandwidth, gamma;
+  for (std::uint32_t r = 0; r < ranges.repeats; ++r) {
+    const LinearFit link = fit_relative(repeat_sweep(s.ping_pong, r));
+    alpha.push_back(alpha_of(link));
+    bandwidth.push_back(bandwidth_of(link));
+    gamma.push_back(gamma_of(fit_absolute(repeat_sweep(s.reduction, r))));
+  }
+  ranges.alpha_s = parameter_range(alpha);
+  ranges.bandwidth_Bps = parameter_range(bandwidth);
+  ranges.gamma_s_per_byte = parameter_range(gamma);
+  return ranges;
+}
+
+}  // namespace
+
+// ---- reliability -------------------------------------------------------------------------
+
+namespace {
+
+std::string format_rate(double Bps) { return std::isinf(Bps) ? "unbounded" : fmt::format("{:.3g} GB/s", Bps * 1e-9); }
+std::string format_gamma(double s_per_byte) { return fmt::format("{:.3g} s/B", s_per_byte); }
+
+// "490 ns .. 507 ns (all 484 ns .. 539 ns)": the middle half of the repeats, then all of them.
+std::string range_text(const ParameterRange& r, std::string (*format)(double)) {
+  return fmt::format("{} .. {} (all {} .. {})", format(r.low_quartile), format(r.high_quartile), format(r.lowest),
+                     format(r.highest));
+}
+
+void check_scatter(const Calibration& c, std::vector<std::string>& reasons) {
+  if (c.link.rms_relative_residual <= kMaxLinkScatter) return;
+  reasons.push_back(fmt::format(
+      "ping-pong times lie {:.1f}% rms off the alpha-beta line (bound {:.0f}%): run on an idle machine; if the "
+      "repeats agree, the transport changes regime within the sweep (narrow --max-bytes to the sizes you predict)",
+      100 * c.link.rms_relative_residual, 100 * kMaxLinkScatter));
+}
+
+void check_parameter(const char* name, const ParameterRange& range, std::string (*format)(double),
+                     std::vector<std::string>& reasons) {
+  if (range.factor() <= kMaxRepeatFactor) return;
+  reasons.push_back(fmt::format(
+      "{} moved x{:.2f} between repeats (middle half {}; bound x{:.2f}): run on an idle machine or raise "
+      "--seconds-per-point",
+      name, range.factor(), range_text(range, format), kMaxRepeatFactor));
+}
+
+void check_repeats(const RepeatRanges& r, std::vector<std::string>& reasons) {
+  if (r.repeats < 2) return;
+  check_parameter("alpha", r.alpha_s, format_seconds, reasons);
+  check_parameter("bandwidth", r.bandwidth_Bps, format_rate, reasons);
+  check_parameter("gamma", r.gamma_s_per_byte, format_gamma, reasons);
+}
+
+void check_cpu(const CalibrationSamples& s, std::vector<std::string>& reasons) {
+  if (s.on_cpu_fraction >= kMinOnCpuFraction) return;
+  reasons.push_back(fmt::format(
+      "the measuring ranks had a CPU only {:.0f}% of the time (bound {:.0f}%): other processes shared the cores "
+      "(see uptime): run on an idle machine, with fewer --ranks than free cores",
+      100 * s.on_cpu_fraction, 100 * kMinOnCpuFraction));
+}
+
+}  // namespace
+
 Calibration fit_calibration(const CalibrationSamples& samples) {
   Calibration c;
   c.samples = samples;
   c.link = fit_relative(samples.ping_pong);
   if (c.link.slope <= 0) throw Error("ping-pong times do not grow with size: cannot fit a bandwidth");
-  c.link.intercept = std::max(c.link.intercept, 0.0);
+  c.link.intercept = alpha_of(c.link);
   c.reduction = fit_absolute(samples.reduction);
-  c.gamma_s_per_byte = std::max(c.reduction.slope, 0.0);
+  c.gamma_s_per_byte = gamma_of(c.reduction);
   // Shared capacity: the best aggregate rate of the concurrent test, when it stays below what
   // independent links would give (flows x one link's bandwidth).
   const double link_Bps = 1.0 / c.link.slope;
   for (const ConcurrentSample& s : samples.concurrent)
     if (s.flows > 1 && s.aggregate_Bps() < 0.9 * s.flows * link_Bps) c.shared_Bps = std::max(c.shared_Bps, s.aggregate_Bps());
+  c.repeats = repeat_ranges(samples);
+  check_scatter(c, c.unreliable_because);
+  check_repeats(c.repeats, c.unreliable_because);
+  check_cpu(samples, c.unreliable_because);
   return c;
 }
 
+std::string calibration_summary(const Calibration& c) {
+  const RepeatRanges& r = c.repeats;
+  const auto middle_half = [&](const ParameterRange& range, std::string (*format)(double)) {
+    if (r.repeats < 2) return std::string();
+    return fmt::format(" [{} .. {}]", format(range.low_quartile), format(range.high_quartile));
+  };
+  return fmt::format(
+      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}{}; ranks on a CPU {:.0f}% of the time: {}",
+      format_seconds(c.link.intercept), middle_half(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
+      middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
+      middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
+      r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
+      100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
+}
+
+std::string unreliable_calibration_warning(const Calibration& c, std::string_view command) {
+  std::string out;
+  for (const std::string& reason : c.unreliable_because)
+    out += fmt::format("collsim {}: warning: unreliable calibration: {}\n", command, reason);
+  if (!c.reliable())
+    out += fmt::format("collsim {}: warning: the calibrated YAML says so (calibration: reliable: false)\n", command);
+  return out;
+}
+
+// ---- the YAML ------------------------------------------------------------------------------
+
 namespace {
+
+std::string spread_text(const std::vector<double>& repeats, double median) {
+  if (repeats.size() < 2) return "";
+  const Spread s = spread_of(repeats, median);
+  return fmt::format(" [{:+.1f}% {:+.1f}%]", 100 * s.below, 100 * s.above);
+}
 
 std::string residual_comments(const std::vector<SizeTime>& points, const LinearFit& fit, const char* indent) {
   std::string out;
   for (const SizeTime& p : points) {
     const double model = fit.intercept + fit.slope * double(p.bytes);
-    out += fmt::format("{}#   {:>6}: measured {:>10}, fit {:>10} ({:+.1f}%)\n", indent, format_size(p.bytes),
-                       format_seconds(p.seconds), format_seconds(model), 100 * (model - p.seconds) / p.seconds);
+    out += fmt::format("{}#   {:>6}: measured {:>10}{}, fit {:>10} ({:+.1f}%)\n", indent, format_size(p.bytes),
+                       format_seconds(p.seconds), spread_text(p.repeats, p.seconds), format_seconds(model),
+                       100 * (model - p.seconds) / p.seconds);
   }
   return out;
 }
@@ -71,9 +287,52 @@ std::string residual_comments(const std::vector<SizeTime>& points, const LinearF
 std::string concurrent_comments(const Calibration& c) {
   std::string out;
   for (const ConcurrentSample& s : c.samples.concurrent)
-    out += fmt::format("  #   {} flows x {}: {} -> {:.3f} GB/s in all\n", s.flows, format_size(s.bytes),
-                       format_seconds(s.seconds), s.aggregate_Bps() * 1e-9);
+    out += fmt::format("  #   {} flows x {}: {}{} -> {:.3f} GB/s in all\n", s.flows, format_size(s.bytes),
+                       format_seconds(s.seconds), spread_text(s.repeats, s.seconds), s.aggregate_Bps() * 1e-9);
   return out;
+}
+
+std::string repeats_comment(const Calibration& c) {
+  if (c.repeats.repeats < 2) return "";
+  return fmt::format(
+      "# Each time is the median of {} repeats, each a launch of its own [smallest and largest repeat relative to it].\n",
+      c.repeats.repeats);
+}
+
+std::string link_ranges_comment(const RepeatRanges& r) {
+  if (r.repeats < 2) return "";
+  return fmt::format("    # each repeat fitted alone, middle half: alpha {}, bandwidth {}\n",
+                     range_text(r.alpha_s, format_seconds), range_text(r.bandwidth_Bps, format_rate));
+}
+
+std::string gamma_range_comment(const RepeatRanges& r) {
+  if (r.repeats < 2) return "";
+  return fmt::format("# each repeat fitted alone, middle half: gamma {}\n", range_text(r.gamma_s_per_byte, format_gamma));
+}
+
+// The bounds, and where this calibration stands against each.
+std::string reliability_comment(const Calibration& c) {
+  const RepeatRanges& r = c.repeats;
+  const std::string factors =
+      r.repeats < 2 ? "no repeats"
+                    : fmt::format("x{:.2f}, x{:.2f}, x{:.2f}", r.alpha_s.factor(), r.bandwidth_Bps.factor(),
+                                  r.gamma_s_per_byte.factor());
+  return fmt::format(
+      "# Reliable when: the ranks had a CPU at least {:.0f}% of the time (here {:.0f}%); alpha, bandwidth and gamma of\n"
+      "# the repeats fitted alone within x{:.2f}, middle half (here {}); ping-pong rms residual at most {:.0f}% (here "
+      "{:.1f}%).\n",
+      100 * kMinOnCpuFraction, 100 * c.samples.on_cpu_fraction, kMaxRepeatFactor, factors, 100 * kMaxLinkScatter,
+      100 * c.link.rms_relative_residual);
+}
+
+// The one field a loader reads back: whether to trust the numbers above, and why not.
+std::string reliability_field(const Calibration& c) {
+  std::string y = reliability_comment(c) + fmt::format("calibration:\n  reliable: {}\n", c.reliable());
+  if (c.reliable()) return y;
+  y += "  reasons:\n";
+  // A JSON string is a YAML double-quoted scalar: the reasons' colons and quotes stay text.
+  for (const std::string& reason : c.unreliable_because) y += "    - " + nlohmann::json(reason).dump() + "\n";
+  return y;
 }
 
 // What one calibrated node is: processes over shared memory (mpi), or virtual ranks sharing
@@ -99,13 +358,13 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
   const NodeWording w = wording_of(c, ranks);
   std::string y = fmt::format(
       "# Calibrated by `collsim calibrate` ({}): {}.\n"
-      "# Numbers are fits to measurements on this machine, not datasheet values.\n"
+      "# Numbers are fits to measurements on this machine, not datasheet values.\n{}"
       "name: {}\n"
       "description: {}\n"
       "link_classes:\n"
       "  {}:\n"
       "    # {} t = alpha + b / bandwidth, least squares weighted by 1/t^2:\n"
-      "    # rms relative residual {:.1f}%, largest {:.1f}%\n{}"
+      "    # rms relative residual {:.1f}%, largest {:.1f}%\n{}{}"
       "    bandwidth_Bps: {:.6e}\n"
       "    latency_s: 0.0\n"
       "    alpha_s: {:.6e}\n"
@@ -114,39 +373,60 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "  gpus_per_node: {}\n"
       "  switch: pcie\n"
       "  gpu_link: {}\n",
-      c.samples.library, w.header, name, w.description, w.link_class, w.measured_as, 100 * c.link.rms_relative_residual,
-      100 * c.link.max_relative_residual, residual_comments(c.samples.ping_pong, c.link, "    "), 1.0 / c.link.slope,
+      c.samples.library, w.header, repeats_comment(c), name, w.description, w.link_class, w.measured_as,
+      100 * c.link.rms_relative_residual, 100 * c.link.max_relative_residual,
+      residual_comments(c.samples.ping_pong, c.link, "    "), link_ranges_comment(c.repeats), 1.0 / c.link.slope,
       c.link.intercept, ranks, w.link_class);
   y += fmt::format("  # {}:\n", w.shared_as) + concurrent_comments(c);
   if (c.shared_Bps > 0) y += fmt::format("  backplane_Bps: {:.6e}\n", c.shared_Bps);
   else y += "  # aggregate rate grew with the flows: no shared capacity modeled\n";
   y += fmt::format(
-      "# reduction dst += src over floats, plain least squares slope (rms relative residual {:.1f}%):\n{}"
+      "# reduction dst += src over floats, plain least squares slope (rms relative residual {:.1f}%):\n{}{}"
       "gamma_s_per_byte: {:.6e}\n",
       100 * c.reduction.rms_relative_residual, residual_comments(c.samples.reduction, c.reduction, ""),
-      c.gamma_s_per_byte);
-  return y;
+      gamma_range_comment(c.repeats), c.gamma_s_per_byte);
+  return y + reliability_field(c);
 }
+
+// ---- the worker's JSON ---------------------------------------------------------------------
 
 nlohmann::json to_json(const CalibrationSamples& s) {
   nlohmann::json j;
-  for (const SizeTime& p : s.ping_pong) j["ping_pong"].push_back({p.bytes, p.seconds});
-  for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds});
-  for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds});
+  for (const SizeTime& p : s.ping_pong) j["ping_pong"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds, c.repeats});
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
+  j["on_cpu_fraction"] = s.on_cpu_fraction;
   return j;
 }
 
+namespace {
+
+// The repeats at `index` of a point's array; absent in samples written before repeats were kept.
+std::vector<double> repeats_at(const nlohmann::json& point, std::size_t index) {
+  return point.size() > index ? point.at(index).get<std::vector<double>>() : std::vector<double>{};
+}
+
+std::vector<SizeTime> size_times_from_json(const nlohmann::json& points) {
+  std::vector<SizeTime> out;
+  for (const auto& p : points) out.push_back({p.at(0).get<std::uint64_t>(), p.at(1).get<double>(), repeats_at(p, 2)});
+  return out;
+}
+
+}  // namespace
+
 CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   CalibrationSamples s;
-  for (const auto& p : j.at("ping_pong")) s.ping_pong.push_back({p.at(0).get<std::uint64_t>(), p.at(1).get<double>()});
-  for (const auto& p : j.at("reduction")) s.reduction.push_back({p.at(0).get<std::uint64_t>(), p.at(1).get<double>()});
+  s.ping_pong = size_times_from_json(j.at("ping_pong"));
+  s.reduction = size_times_from_json(j.at("reduction"));
   if (j.contains("concurrent"))
     for (const auto& c : j.at("concurrent"))
-      s.concurrent.push_back({c.at(0).get<std::uint32_t>(), c.at(1).get<std::uint64_t>(), c.at(2).get<double>()});
+      s.concurrent.push_back(
+          {c.at(0).get<std::uint32_t>(), c.at(1).get<std::uint64_t>(), c.at(2).get<double>(), repeats_at(c, 3)});
   s.library = j.value("library", "");
   s.device = j.value("device", "");
+  s.on_cpu_fraction = j.value("on_cpu_fraction", 1.0);
   return s;
 }
 

@@ -33,13 +33,20 @@ CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOp
     throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi and cuda)", job.backend));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
   if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
+  if (job.repeats < 1) throw Error("--repeats must be at least 1");
+  // Each repeat is a launch of its own (calibration.hpp says why); together they take
+  // about seconds_per_point per point.
   const nlohmann::json request{{"mode", "calibrate"},
                                {"backend", job.backend},
                                {"ranks", job.ranks},
                                {"max_bytes", job.max_bytes},
-                               {"seconds_per_point", job.seconds_per_point}};
-  const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, launch});
-  return calibration_samples_from_json(answer.at("calibration"));
+                               {"seconds_per_point", job.seconds_per_point / job.repeats}};
+  std::vector<CalibrationSamples> runs;
+  for (std::uint32_t r = 0; r < job.repeats; ++r) {
+    const nlohmann::json answer = launch_worker({job.backend, job.ranks, request, launch});
+    runs.push_back(calibration_samples_from_json(answer.at("calibration")));
+  }
+  return merge_repeats(runs);
 }
 
 }  // namespace collsim

@@ -20,6 +20,7 @@ struct CalibrationJob {
   Rank ranks = 2;                      // at least 2; more ranks test more concurrent pairs
   std::uint64_t max_bytes = 64ull << 20;
   double seconds_per_point = 0.05;
+  std::uint32_t repeats = kDefaultRepeats;  // launches, each measuring every point once more
 };
 CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch);
 

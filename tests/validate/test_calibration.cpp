@@ -1,9 +1,11 @@
-// tests/validate/test_calibration.cpp — fits, the calibrated YAML (it must load and give the
-// numbers back), validation summaries, and the mpirun command line.
+// tests/validate/test_calibration.cpp — fits, repeats and their spread, the reliability checks,
+// the calibrated YAML (it must load and give the numbers back), validation summaries, and the mpirun command line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <thread>
 
+#include "collectives/error.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"
 #include "validate/launcher.hpp"
@@ -16,11 +18,33 @@ namespace {
 
 CalibrationSamples synthetic_samples(double alpha, double bandwidth, double gamma) {
   CalibrationSamples s;
-  for (std::uint64_t b = 1; b <= (1u << 26); b *= 4) s.ping_pong.push_back({b, alpha + double(b) / bandwidth});
-  for (std::uint64_t b = 4096; b <= (1u << 26); b *= 4) s.reduction.push_back({b, 1e-7 + double(b) * gamma});
-  s.concurrent = {{2, 1u << 24, 2.0 * (1u << 24) / bandwidth}, {4, 1u << 24, 4.0 * (1u << 24) / (1.5 * bandwidth)}};
+  for (std::uint64_t b = 1; b <= (1u << 26); b *= 4) s.ping_pong.push_back({b, alpha + double(b) / bandwidth, {}});
+  for (std::uint64_t b = 4096; b <= (1u << 26); b *= 4) s.reduction.push_back({b, 1e-7 + double(b) * gamma, {}});
+  s.concurrent = {{2, 1u << 24, 2.0 * (1u << 24) / bandwidth, {}}, {4, 1u << 24, 4.0 * (1u << 24) / (1.5 * bandwidth), {}}};
   s.library = "Test MPI";
   return s;
+}
+
+// One launch's samples for each (alpha, bandwidth, gamma), merged as `collsim calibrate`
+// merges its launches.
+struct Parameters {
+  double alpha, bandwidth, gamma;
+};
+CalibrationSamples repeated_samples(const std::vector<Parameters>& per_repeat) {
+  std::vector<CalibrationSamples> runs;
+  for (const Parameters& p : per_repeat) runs.push_back(synthetic_samples(p.alpha, p.bandwidth, p.gamma));
+  return merge_repeats(runs);
+}
+
+// Five launches that agree within 2%, as on a quiet machine.
+std::vector<Parameters> quiet_repeats() {
+  std::vector<Parameters> repeats;
+  for (double wobble : {1.0, 1.01, 0.99, 1.02, 0.98}) repeats.push_back({2e-6 * wobble, 5e9 / wobble, 1e-10 * wobble});
+  return repeats;
+}
+
+bool mentions(const std::vector<std::string>& reasons, const std::string& fragment) {
+  return std::ranges::any_of(reasons, [&](const std::string& r) { return r.find(fragment) != std::string::npos; });
 }
 
 }  // namespace
@@ -33,11 +57,12 @@ TEST_CASE("the relative least-squares fit recovers alpha and beta from exact dat
   CHECK(c.link.max_relative_residual < 1e-9);
   // 4 flows reached 1.5 links' worth: a shared capacity; 2 flows reached 2 links' worth: none
   CHECK(c.shared_Bps == Approx(1.5 * 5e9));
+  CHECK(c.reliable());
 }
 
 TEST_CASE("a fit needs two different sizes") {
-  CHECK_THROWS(fit_relative({{8, 1e-6}}));
-  CHECK_THROWS(fit_relative({{8, 1e-6}, {8, 2e-6}}));
+  CHECK_THROWS(fit_relative({{8, 1e-6, {}}}));
+  CHECK_THROWS(fit_relative({{8, 1e-6, {}}, {8, 2e-6, {}}}));
 }
 
 TEST_CASE("the calibrated config loads as a cluster and carries the fitted numbers") {
@@ -69,6 +94,125 @@ TEST_CASE("a GPU calibration is one GPU's virtual ranks, named after the GPU, an
   CHECK(calibration_samples_from_json(to_json(s)).device == s.device);
 }
 
+TEST_CASE("every point keeps its repeats, one per launch, and stands for their median") {
+  const CalibrationSamples s = repeated_samples(quiet_repeats());
+  for (const SizeTime& p : s.ping_pong) {
+    REQUIRE(p.repeats.size() == 5);
+    CHECK(p.seconds == median_of(p.repeats));
+  }
+  REQUIRE(s.concurrent.size() == 2);
+  CHECK(s.concurrent[1].repeats.size() == 5);
+  const Spread spread = spread_of(s.ping_pong[0].repeats, s.ping_pong[0].seconds);
+  CHECK(spread.below < 0);
+  CHECK(spread.above > 0);
+}
+
+TEST_CASE("a clean sweep repeated five times is reliable, with each parameter's range over the repeats") {
+  const Calibration c = fit_calibration(repeated_samples(quiet_repeats()));
+  CHECK(c.reliable());
+  CHECK(c.unreliable_because.empty());
+  CHECK(c.repeats.repeats == 5);
+  CHECK(c.repeats.alpha_s.lowest <= c.link.intercept);
+  CHECK(c.repeats.alpha_s.highest >= c.link.intercept);
+  CHECK(c.repeats.alpha_s.factor() <= kMaxRepeatFactor);
+  CHECK(c.repeats.bandwidth_Bps.low_quartile < c.repeats.bandwidth_Bps.high_quartile);
+  CHECK(unreliable_calibration_warning(c, "calibrate").empty());
+  CHECK_THAT(calibration_summary(c), Catch::EndsWith(": reliable"));
+}
+
+TEST_CASE("one stray repeat does not make a calibration unreliable; repeats that disagree do") {
+  std::vector<Parameters> repeats = quiet_repeats();
+  repeats[2].alpha *= 3;  // one launch hit by a burst of load
+  CHECK(fit_calibration(repeated_samples(repeats)).reliable());
+
+  repeats = quiet_repeats();
+  repeats[0].alpha *= 3, repeats[1].alpha *= 3, repeats[3].alpha *= 3;
+  const Calibration c = fit_calibration(repeated_samples(repeats));
+  CHECK_FALSE(c.reliable());
+  CHECK(c.repeats.alpha_s.factor() > kMaxRepeatFactor);
+  CHECK(mentions(c.unreliable_because, "alpha moved x"));
+  CHECK_FALSE(mentions(c.unreliable_because, "bandwidth moved"));
+}
+
+TEST_CASE("bandwidth or gamma that move between repeats are named in the reason") {
+  std::vector<Parameters> repeats = quiet_repeats();
+  repeats[0].bandwidth /= 2, repeats[1].bandwidth /= 2, repeats[3].gamma *= 2, repeats[4].gamma *= 2;
+  const Calibration c = fit_calibration(repeated_samples(repeats));
+  CHECK(mentions(c.unreliable_because, "bandwidth moved x"));
+  CHECK(mentions(c.unreliable_because, "gamma moved x"));
+  CHECK(mentions(c.unreliable_because, "run on an idle machine"));
+}
+
+TEST_CASE("a sweep whose points lie far off the alpha-beta line is unreliable") {
+  std::vector<CalibrationSamples> runs;
+  for (const Parameters& p : quiet_repeats()) {
+    CalibrationSamples s = synthetic_samples(p.alpha, p.bandwidth, p.gamma);
+    for (std::size_t i = 0; i < s.ping_pong.size(); ++i) s.ping_pong[i].seconds *= i % 2 ? 4.0 : 1.0;  // every launch alike
+    runs.push_back(s);
+  }
+  const Calibration c = fit_calibration(merge_repeats(runs));
+  CHECK(c.link.rms_relative_residual > kMaxLinkScatter);
+  CHECK(mentions(c.unreliable_because, "rms off the alpha-beta line"));
+  CHECK_FALSE(mentions(c.unreliable_because, "moved"));
+}
+
+TEST_CASE("ranks that were short of a CPU in any launch make the calibration unreliable") {
+  std::vector<CalibrationSamples> runs;
+  for (const Parameters& p : quiet_repeats()) runs.push_back(synthetic_samples(p.alpha, p.bandwidth, p.gamma));
+  runs[3].on_cpu_fraction = kMinOnCpuFraction / 2;
+  const Calibration c = fit_calibration(merge_repeats(runs));
+  CHECK(c.samples.on_cpu_fraction == kMinOnCpuFraction / 2);
+  CHECK(mentions(c.unreliable_because, "had a CPU only"));
+}
+
+TEST_CASE("launches that measured different sizes are not merged") {
+  std::vector<CalibrationSamples> runs{synthetic_samples(1e-6, 1e9, 1e-10), synthetic_samples(1e-6, 1e9, 1e-10)};
+  runs[1].ping_pong.pop_back();
+  CHECK_THROWS_AS(merge_repeats(runs), Error);
+  runs[1] = runs[0];
+  runs[1].reduction[0].bytes *= 2;
+  CHECK_THROWS_AS(merge_repeats(runs), Error);
+}
+
+TEST_CASE("an unreliable calibration warns on each line and still loads, carrying its reasons") {
+  std::vector<Parameters> repeats = quiet_repeats();
+  repeats[0].alpha *= 3, repeats[1].alpha *= 3, repeats[3].alpha *= 3;
+  CalibrationSamples s = repeated_samples(repeats);
+  s.on_cpu_fraction = kMinOnCpuFraction / 2;
+  const Calibration c = fit_calibration(s);
+  REQUIRE(c.unreliable_because.size() == 2);
+
+  const std::string warning = unreliable_calibration_warning(c, "validate");
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < warning.size(); at = warning.find('\n', at) + 1, ++lines)
+    CHECK(warning.compare(at, 26, "collsim validate: warning:") == 0);
+  CHECK(lines == c.unreliable_because.size() + 1);
+  CHECK_THAT(calibration_summary(c), Catch::Contains("UNRELIABLE"));
+
+  const std::string yaml = calibrated_config_yaml(c, "cpu-test", 2);
+  CHECK_THAT(yaml, Catch::Contains("median of 5 repeats"));
+  const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
+  CHECK_FALSE(cluster.calibration_reliable);
+  CHECK(cluster.calibration_reasons == c.unreliable_because);
+  CHECK(cluster.cost.inter_node.alpha_s == Approx(c.link.intercept).epsilon(1e-5));
+
+  const Calibration quiet = fit_calibration(repeated_samples(quiet_repeats()));
+  const ClusterConfig good = parse_cluster_config(calibrated_config_yaml(quiet, "cpu-test", 2), "calibrated");
+  CHECK(good.calibration_reliable);
+  CHECK(good.calibration_reasons.empty());
+}
+
+TEST_CASE("a calibration field that is not {reliable, reasons} is refused") {
+  const std::string base = calibrated_config_yaml(fit_calibration(synthetic_samples(1e-6, 1e9, 1e-10)), "cpu-test", 2);
+  const std::string head = base.substr(0, base.find("calibration:"));
+  CHECK_THROWS_WITH(parse_cluster_config(head + "calibration: {reliable: maybe}\n", "c"),
+                    Catch::Contains("'calibration.reliable' must be true or false"));
+  CHECK_THROWS_WITH(parse_cluster_config(head + "calibration: {reliable: true, spread: 2}\n", "c"),
+                    Catch::Contains("unknown key 'spread'"));
+  CHECK_THROWS_WITH(parse_cluster_config(head + "calibration: {reliable: false, reasons: 3}\n", "c"),
+                    Catch::Contains("'calibration.reasons' must be a list"));
+}
+
 TEST_CASE("calibration samples survive the worker's JSON") {
   const CalibrationSamples s = synthetic_samples(1e-6, 1e9, 1e-10);
   const CalibrationSamples back = calibration_samples_from_json(to_json(s));
@@ -76,6 +220,24 @@ TEST_CASE("calibration samples survive the worker's JSON") {
   CHECK(back.ping_pong[3].seconds == s.ping_pong[3].seconds);
   CHECK(back.concurrent[1].flows == 4);
   CHECK(back.library == "Test MPI");
+}
+
+TEST_CASE("repeats and the CPU share survive JSON; samples without repeats still load") {
+  CalibrationSamples s = repeated_samples(quiet_repeats());
+  s.on_cpu_fraction = 0.5;
+  const CalibrationSamples back = calibration_samples_from_json(to_json(s));
+  CHECK(back.ping_pong[2].repeats == s.ping_pong[2].repeats);
+  CHECK(back.reduction[1].repeats == s.reduction[1].repeats);
+  CHECK(back.concurrent[0].repeats == s.concurrent[0].repeats);
+  CHECK(back.on_cpu_fraction == 0.5);
+
+  nlohmann::json old = to_json(synthetic_samples(1e-6, 1e9, 1e-10));
+  for (auto& p : old["ping_pong"]) p.erase(2);
+  old.erase("on_cpu_fraction");
+  const CalibrationSamples plain = calibration_samples_from_json(old);
+  CHECK(plain.ping_pong[0].repeats.empty());
+  CHECK(plain.on_cpu_fraction == 1);
+  CHECK(fit_calibration(plain).repeats.repeats == 0);
 }
 
 TEST_CASE("the validation summary is the median and p90 of |error|") {

@@ -19,7 +19,9 @@
 namespace collsim {
 namespace {
 
-constexpr int kRounds = 5;  // each point: the median of this many rounds
+// Each point: the median of this many rounds. Three drop one preempted round; the launches
+// repeat every point again (calibration.hpp), which is where its spread is taken.
+constexpr int kRounds = 3;
 
 // Device memory of one virtual rank, freed on scope exit.
 struct DeviceFloats {
@@ -85,7 +87,7 @@ std::vector<SizeTime> measure_copies(const CalibrationPlan& plan, int devices) {
   const Stream stream(to.device);
   std::vector<SizeTime> points;
   for (std::uint64_t bytes : sweep(sizeof(float), plan.max_bytes))
-    points.push_back({bytes, timed_point(plan, [&] { copy(to, from, bytes, stream.stream); }, stream.stream)});
+    points.push_back({bytes, timed_point(plan, [&] { copy(to, from, bytes, stream.stream); }, stream.stream), {}});
   return points;
 }
 
@@ -113,7 +115,7 @@ std::vector<ConcurrentSample> measure_concurrent(const CalibrationPlan& plan, Ra
     concurrent_once(buffers, streams, flows, bytes);  // warm-up
     std::vector<double> rounds;
     for (int r = 0; r < kRounds; ++r) rounds.push_back(concurrent_once(buffers, streams, flows, bytes));
-    samples.push_back({flows, bytes, median_of(rounds)});
+    samples.push_back({flows, bytes, median_of(rounds), {}});
   }
   return samples;
 }
@@ -125,7 +127,8 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
   for (std::uint64_t bytes : sweep(4096, max_elements * sizeof(float))) {
     const std::uint64_t n = bytes / sizeof(float);
-    points.push_back({bytes, timed_point(plan, [&] { launch_reduce_sum(dst.data, src.data, n, stream.stream); }, stream.stream)});
+    const auto reduce = [&] { launch_reduce_sum(dst.data, src.data, n, stream.stream); };
+    points.push_back({bytes, timed_point(plan, reduce, stream.stream), {}});
   }
   return points;
 }
@@ -145,10 +148,14 @@ CalibrationSamples measure_cuda_calibration(const CalibrationPlan& plan, Rank ra
   if (plan.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
   cudaDeviceProp properties{};
   check_cuda(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  // The host thread spins in cudaStreamSynchronize (the default when there are more cores
+  // than GPU contexts), so it runs all the time unless other processes take its core.
+  const ThreadCpuShare clock;
   CalibrationSamples s;
   s.ping_pong = measure_copies(plan, devices);
   s.concurrent = measure_concurrent(plan, ranks, devices);
   s.reduction = measure_reduction(plan);
+  s.on_cpu_fraction = clock.fraction();
   s.library = versions();
   s.device = properties.name;
   return s;

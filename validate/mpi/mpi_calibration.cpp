@@ -1,4 +1,5 @@
-// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop.
+// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop, and how
+// much of the time the ranks had a CPU.
 #include "validate/mpi/mpi_calibration.hpp"
 
 #include <mpi.h>
@@ -13,7 +14,9 @@
 namespace collsim {
 namespace {
 
-constexpr int kRounds = 5;  // each point: the median of this many rounds
+// Each point: the median of this many rounds. Three drop one preempted round; the launches
+// repeat every point again (calibration.hpp), which is where its spread is taken.
+constexpr int kRounds = 3;
 
 int world_rank() {
   int r = 0;
@@ -64,7 +67,7 @@ std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
     const int reps = repetitions_for(2 * ping_pong_once(buffer, bytes, 1), plan.seconds_per_point / kRounds);
     std::vector<double> rounds;
     for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffer, bytes, reps));
-    points.push_back({bytes, median_of(rounds)});
+    points.push_back({bytes, median_of(rounds), {}});
   }
   return points;
 }
@@ -94,7 +97,7 @@ std::vector<ConcurrentSample> measure_concurrent(const CalibrationPlan& plan) {
     exchange_once(out, in, bytes, pairs);  // warm-up
     std::vector<double> rounds;
     for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_once(out, in, bytes, pairs));
-    samples.push_back({std::uint32_t(2 * pairs), bytes, median_of(rounds)});
+    samples.push_back({std::uint32_t(2 * pairs), bytes, median_of(rounds), {}});
   }
   return samples;
 }
@@ -115,9 +118,17 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
       for (int i = 0; i < reps; ++i) reduce_sum(dst.data(), src.data(), n);
       rounds.push_back((MPI_Wtime() - t0) / reps);
     }
-    points.push_back({n * sizeof(float), median_of(rounds)});
+    points.push_back({n * sizeof(float), median_of(rounds), {}});
   }
   return points;
+}
+
+// The least share of the time any rank had a CPU, on every rank. Waiting ranks spin (Open
+// MPI polls shared memory), so less than all of it means other processes took the cores.
+double least_on_cpu_fraction(const ThreadCpuShare& clock) {
+  double fraction = clock.fraction();
+  MPI_Allreduce(MPI_IN_PLACE, &fraction, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  return fraction;
 }
 
 }  // namespace
@@ -125,11 +136,13 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
 CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
   if (world_size() < 2) throw Error("calibration needs at least 2 ranks");
   if (plan.max_bytes > std::uint64_t(std::numeric_limits<int>::max())) throw Error("--max-bytes must be below 2G");
+  const ThreadCpuShare clock;
   CalibrationSamples s;
   s.ping_pong = measure_ping_pong(plan);
   s.concurrent = measure_concurrent(plan);
   s.reduction = measure_reduction(plan);
   MPI_Barrier(MPI_COMM_WORLD);
+  s.on_cpu_fraction = least_on_cpu_fraction(clock);
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
@@ -189,6 +190,10 @@ struct FlowOutputs {
 
 void run(const PredictOptions& o) {
   const ClusterConfig cluster = resolve_cluster(o);
+  if (!cluster.calibration_reliable)
+    fmt::print(stderr, "collsim predict: warning: {}'s calibration was flagged unreliable ({}): calibrate again on an idle "
+                       "machine before trusting these times\n",
+               cluster.name, one_line(fmt::format("{}", fmt::join(cluster.calibration_reasons, "; "))));
   PredictionRequest r;
   r.collective = parse_collective(o.collective);
   r.algorithms = parse_name_list(o.algo, "algorithm");

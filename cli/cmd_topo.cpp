@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "collectives/error.hpp"
@@ -22,7 +23,7 @@ struct TopoOptions {
   std::string file, preset, format = "table";
   std::vector<Rank> route;  // two ranks
   std::uint64_t flow = 0;
-  bool list = false;
+  bool list = false, kinds = false;
 };
 
 std::string gbps(double bytes_per_s) {
@@ -118,7 +119,22 @@ void list_presets(const std::string& format) {
   std::cout << out.dump(2) << '\n';
 }
 
+// --kinds: the topology kinds a config may name, from the builders' table.
+void list_kinds(const std::string& format) {
+  if (format == "dot") throw Error("--kinds prints a table or JSON, not dot");
+  nlohmann::json out = nlohmann::json::array();
+  for (const TopologyKindHelp& k : topology_kinds()) {
+    if (format == "table") fmt::print("{:<10} {}\n{:<10} keys: kind, {}\n", k.name, k.help, "", fmt::join(k.keys, ", "));
+    out.push_back({{"name", k.name}, {"help", k.help}, {"keys", k.keys}});
+  }
+  if (format == "json") std::cout << out.dump(2) << '\n';
+}
+
 void run(const TopoOptions& o) {
+  if (o.kinds) {
+    list_kinds(o.format);
+    return;
+  }
   if (o.list) {
     list_presets(o.format);
     return;
@@ -150,6 +166,7 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("file", o.file, "Cluster YAML");
   cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see --list)");
   cmd->add_flag("--list", o.list, "List the presets");
+  cmd->add_flag("--kinds", o.kinds, "List the topology kinds a config may name, with their keys");
   cmd->add_option("--route", o.route, "Print the route between two ranks, e.g. --route 0,9")
       ->delimiter(',')
       ->expected(2)

@@ -45,15 +45,19 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
 }
 
 std::string preamble(const ValidateOptions& o, const Calibration& c, const std::string& name) {
-  return fmt::format(
+  std::string text = fmt::format(
       "# Validation: {}\n\n"
-      "`collsim validate --backend {} --ranks {} --bytes {} --iters {} --warmup {}`\n\n"
+      "`collsim validate --backend {} --ranks {} --bytes {} --algo {} --iters {} --warmup {}`\n\n"
       "Predicted: flow engine on `calibrated.yaml` (alpha {}, {:.3f} GB/s per rank link, shared capacity {}, "
       "gamma {:.3g} s/B). Measured: the median of {} iterations of the same schedule executed on backend {}, each "
       "verified. Machine: `machine.md`; plot: `plot.svg`.\n",
-      name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.iterations, o.warmup, format_seconds(c.link.intercept), 1e-9 / c.link.slope,
-      c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", c.shared_Bps * 1e-9) : std::string("none"), c.gamma_s_per_byte,
-      o.iterations, o.backend);
+      name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.algo, o.iterations, o.warmup, format_seconds(c.link.intercept),
+      1e-9 / c.link.slope, c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", c.shared_Bps * 1e-9) : std::string("none"),
+      c.gamma_s_per_byte, o.iterations, o.backend);
+  if (!c.reliable())
+    text += fmt::format("\n**The calibration was flagged unreliable**: {}. Read the errors below with that in mind.\n",
+                        fmt::join(c.unreliable_because, "; "));
+  return text;
 }
 
 // The executions validate will run, one per rank count, each checked (backend, algorithms,

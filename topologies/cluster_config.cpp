@@ -219,6 +219,13 @@ ClusterConfig load_cluster_config(const std::filesystem::path& path) {
   return parse_cluster_config(read_text_file(path, "cluster config", kMaxConfigBytes), path.string());
 }
 
+std::vector<TopologyKindHelp> topology_kinds() {
+  std::vector<TopologyKindHelp> out;
+  for (const FabricKind& k : fabric_kinds())
+    out.push_back({std::string(k.name), std::string(k.help), std::vector<std::string>(k.keys.begin(), k.keys.end())});
+  return out;
+}
+
 std::vector<std::string> preset_names() {
   std::vector<std::string> names;
   for (const auto& [name, text] : kEmbeddedConfigs) names.emplace_back(name);

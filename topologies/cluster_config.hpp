@@ -37,6 +37,13 @@ struct ClusterConfig {
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin);
 ClusterConfig load_cluster_config(const std::filesystem::path& path);
 
+// The topology kinds a config may name (`topology: {kind: ...}`), from the builders' table.
+struct TopologyKindHelp {
+  std::string name, help;
+  std::vector<std::string> keys;
+};
+std::vector<TopologyKindHelp> topology_kinds();
+
 // The configs/ files compiled into the binary, by name (file name without .yaml).
 std::vector<std::string> preset_names();
 ClusterConfig load_preset(const std::string& name);  // throws Error listing the presets

@@ -80,7 +80,7 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
 
 std::string describe_links(const CostModel& cost) {
   auto link = [](const LinkCost& l) {
-    return fmt::format("{:.4g} GB/s, alpha {}", l.beta_s_per_byte > 0 ? 1e-9 / l.beta_s_per_byte : 0.0,
+    return fmt::format("{:.4g} GB/s, alpha {}", l.beta_s_per_byte > 0 ? to_GBps(1.0 / l.beta_s_per_byte) : 0.0,
                        format_seconds(l.alpha_s));
   };
   std::string out = cost.is_uniform() ? "links " + link(cost.inter_node)

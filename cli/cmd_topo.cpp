@@ -26,9 +26,6 @@ struct TopoOptions {
   bool list = false, kinds = false;
 };
 
-std::string gbps(double bytes_per_s) {
-  return bytes_per_s >= 1e13 ? fmt::format("{:.4g} TB/s", bytes_per_s / 1e12) : fmt::format("{:.4g} GB/s", bytes_per_s / 1e9);
-}
 
 struct RouteReport {
   Rank src = 0, dst = 0;
@@ -53,10 +50,10 @@ void print_route(const Topology& t, const RouteReport& r) {
   for (LinkId l : r.links) {
     const Link& x = net.link(l);
     fmt::print("\n  -> {:<16} via {} ({}, {})", net.vertex(x.to).name, net.link_class(x.link_class).name,
-               gbps(x.bandwidth_Bps), format_seconds(x.latency_s));
+               format_rate(x.bandwidth_Bps), format_seconds(x.latency_s));
   }
   fmt::print("\n  alpha + latency {}, bottleneck {}\n", format_seconds(r.cost.alpha_s),
-             r.cost.beta_s_per_byte > 0 ? gbps(1.0 / r.cost.beta_s_per_byte) : "none (same endpoint)");
+             r.cost.beta_s_per_byte > 0 ? format_rate(1.0 / r.cost.beta_s_per_byte) : "none (same endpoint)");
 }
 
 void print_table(const ClusterConfig& c, const TopologyFacts& f) {
@@ -70,14 +67,14 @@ void print_table(const ClusterConfig& c, const TopologyFacts& f) {
              "directed links\n",
              f.cables, f.one_way_links, f.links);
   for (const LinkClassUse& u : f.classes)
-    fmt::print("  {:<16} {:>12} latency {:>9} alpha {:>9}  {} links\n", u.name, gbps(u.bandwidth_Bps),
+    fmt::print("  {:<16} {:>12} latency {:>9} alpha {:>9}  {} links\n", u.name, format_rate(u.bandwidth_Bps),
                format_seconds(u.latency_s), format_seconds(u.alpha_s), u.links);
   fmt::print("routing      {} (seed {})\n", to_string(t.routing), t.routing_seed);
   fmt::print("placement    {}: {} ranks on {} endpoints\n", describe(t.placement), t.ranks(), f.endpoints);
   fmt::print("diameter     {} links per route at most ({})\n", f.diameter_links,
              f.diameter_exact ? "all endpoint pairs" : "from 64 sources to all endpoints");
   fmt::print("bisection    {} per direction (max-flow from the first half of the endpoints/nodes to the second)\n",
-             gbps(f.bisection_Bps));
+             format_rate(f.bisection_Bps));
 }
 
 nlohmann::json to_json(const ClusterConfig& c, const TopologyFacts& f, const std::optional<RouteReport>& route) {

@@ -52,7 +52,7 @@ std::string preamble(const ValidateOptions& o, const Calibration& c, const std::
       "gamma {:.3g} s/B). Measured: the median of {} iterations of the same schedule executed on backend {}, each "
       "verified. Machine: `machine.md`; plot: `plot.svg`.\n",
       name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.algo, o.iterations, o.warmup, format_seconds(c.link.intercept),
-      1e-9 / c.link.slope, c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", c.shared_Bps * 1e-9) : std::string("none"),
+      to_GBps(1.0 / c.link.slope), c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", to_GBps(c.shared_Bps)) : std::string("none"),
       c.gamma_s_per_byte, o.iterations, o.backend);
   if (!c.reliable())
     text += fmt::format("\n**The calibration was flagged unreliable**: {}. Read the errors below with that in mind.\n",

@@ -124,6 +124,12 @@ std::string format_size(std::uint64_t bytes) {
   return fmt::format("{}{}", value, kSuffix[unit]);
 }
 
+std::string format_rate(double bytes_per_s) {
+  if (std::isinf(bytes_per_s)) return "unbounded";
+  if (bytes_per_s >= 1e13) return fmt::format("{:.4g} TB/s", bytes_per_s / 1e12);
+  return fmt::format("{:.4g} GB/s", to_GBps(bytes_per_s));
+}
+
 std::string format_seconds(double s) {
   if (s == 0) return "0 s";
   if (s < 1e-6) return fmt::format("{:.3g} ns", s * 1e9);

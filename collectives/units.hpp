@@ -20,4 +20,9 @@ std::vector<std::string> parse_name_list(std::string_view text, std::string_view
 std::string format_size(std::uint64_t bytes);                       // "64M"; "1200000000" when not a short binary multiple
 std::string format_seconds(double seconds);                         // "12.3 us", "405 ms"
 
+// Rates: bytes/s in, GB/s (1e9 bytes/s, as nccl-tests) out.
+inline constexpr double kBytesPerGB = 1e9;
+inline double to_GBps(double bytes_per_s) { return bytes_per_s / kBytesPerGB; }
+std::string format_rate(double bytes_per_s);  // "4.89 GB/s"; "2.1 TB/s" from 10 TB/s; "unbounded" for inf
+
 }  // namespace collsim

@@ -176,7 +176,6 @@ RepeatRanges repeat_ranges(const CalibrationSamples& s) {
 
 namespace {
 
-std::string format_rate(double Bps) { return std::isinf(Bps) ? "unbounded" : fmt::format("{:.3g} GB/s", Bps * 1e-9); }
 std::string format_gamma(double s_per_byte) { return fmt::format("{:.3g} s/B", s_per_byte); }
 
 // "490 ns .. 507 ns (all 484 ns .. 539 ns)": the middle half of the repeats, then all of them.
@@ -288,7 +287,7 @@ std::string concurrent_comments(const Calibration& c) {
   std::string out;
   for (const ConcurrentSample& s : c.samples.concurrent)
     out += fmt::format("  #   {} flows x {}: {}{} -> {:.3f} GB/s in all\n", s.flows, format_size(s.bytes),
-                       format_seconds(s.seconds), spread_text(s.repeats, s.seconds), s.aggregate_Bps() * 1e-9);
+                       format_seconds(s.seconds), spread_text(s.repeats, s.seconds), to_GBps(s.aggregate_Bps()));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectives/units.hpp"
 #include "validate/reference_data.hpp"
 
 namespace collsim {
@@ -27,7 +28,7 @@ double Measurement::max_s() const { return times_s.empty() ? 0 : *std::ranges::m
 double Measurement::median_s() const { return median_of(times_s); }
 double Measurement::algbw_GBps() const {
   const double t = median_s();
-  return t > 0 ? double(bytes) / t * 1e-9 : 0;
+  return t > 0 ? to_GBps(double(bytes) / t) : 0;
 }
 double Measurement::busbw_GBps() const { return algbw_GBps() * bus_bandwidth_factor(collective, ranks); }
 

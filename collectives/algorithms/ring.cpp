@@ -27,7 +27,7 @@ std::uint32_t ring_reduce_scatter(ScheduleBuilder& builder, const std::vector<Ri
     for (const RingSpec& ring : rings) {
       const std::size_t n = ring.ranks.size();
       for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t chunk = (i + n - s + shift) % n;
+        const std::size_t chunk = reduce_scatter_chunk(i, s, n, shift);
         builder.send(ring.ranks[i], ring.ranks[(i + 1) % n], ring.chunks[chunk], Op::reduce, first_step + s);
       }
     }
@@ -41,7 +41,7 @@ std::uint32_t ring_allgather(ScheduleBuilder& builder, const std::vector<RingSpe
     for (const RingSpec& ring : rings) {
       const std::size_t n = ring.ranks.size();
       for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t chunk = (i + 1 + n - s + shift) % n;
+        const std::size_t chunk = allgather_chunk(i, s, n, shift);
         builder.send(ring.ranks[i], ring.ranks[(i + 1) % n], ring.chunks[chunk], Op::copy, first_step + s);
       }
     }

@@ -12,11 +12,21 @@
 // reduce-scatter and allgather define it.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "collectives/schedule_builder.hpp"
 
 namespace collsim::algorithms {
+
+// The chunk position i of an n-rank ring sends in reduce-scatter step s, and in allgather
+// step s (the rule above; the generated ring and the streamed ring both use these).
+inline std::uint64_t reduce_scatter_chunk(std::uint64_t i, std::uint64_t s, std::uint64_t n, std::uint64_t shift) {
+  return (i + n - s + shift) % n;
+}
+inline std::uint64_t allgather_chunk(std::uint64_t i, std::uint64_t s, std::uint64_t n, std::uint64_t shift) {
+  return (i + 1 + n - s + shift) % n;
+}
 
 struct RingSpec {
   std::vector<Rank> ranks;      // ranks in ring order

@@ -8,6 +8,7 @@
 // tests/collectives/test_transfer_stream.cpp proves this equals the ScheduleBuilder's inference.
 #include <fmt/format.h>
 
+#include "collectives/algorithms/ring_phases.hpp"
 #include "collectives/error.hpp"
 #include "collectives/transfer_stream.hpp"
 
@@ -36,11 +37,11 @@ class RingStream final : public TransferStream {
     StreamedTransfer x;
     if (id < rs_size) {  // reduce-scatter step s, position i
       const std::uint64_t s = id / n, i = id % n;
-      fill(x, i, (i + n - s + shift_) % n, Op::reduce, std::uint32_t(s));
+      fill(x, i, algorithms::reduce_scatter_chunk(i, s, n, shift_), Op::reduce, std::uint32_t(s));
       if (s > 0) deps.push_back(TransferId((s - 1) * n + (i + n - 1) % n));
     } else {  // allgather step a, position i
       const std::uint64_t a = (id - rs_size) / n, i = (id - rs_size) % n;
-      fill(x, i, (i + 1 + n - a + shift_) % n, Op::copy, std::uint32_t((reduce_scatter_ ? steps : 0) + a));
+      fill(x, i, algorithms::allgather_chunk(i, a, n, shift_), Op::copy, std::uint32_t((reduce_scatter_ ? steps : 0) + a));
       if (reduce_scatter_) deps.push_back(TransferId(a * n + (i + 1) % n));
       const TransferId raw = TransferId(rs_size + a * n - n + (i + n - 1) % n);
       if ((a > 0 || reduce_scatter_) && (deps.empty() || deps[0] != raw)) deps.push_back(raw);  // one on 2 ranks

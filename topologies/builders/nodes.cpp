@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/units.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {
@@ -167,7 +168,7 @@ std::string plural(std::uint32_t n, std::string_view noun) {
 
 std::string summary(const NodesParams& p, const Fabric& fabric) {
   const std::string backplane =
-      p.backplane_Bps ? fmt::format(", backplane {:g} GB/s", *p.backplane_Bps / 1e9) : std::string();
+      p.backplane_Bps ? fmt::format(", backplane {:g} GB/s", to_GBps(*p.backplane_Bps)) : std::string();
   const std::string head = fmt::format("{} x {} ({}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
                                        p.switch_name, backplane);
   if (fabric.endpoints.empty()) return head + ", no NICs";

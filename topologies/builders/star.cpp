@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "collectives/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
@@ -59,7 +60,7 @@ Fabric build_star(Network& net, const StarParams& p, RoutingMode mode, std::uint
     const double scale = *p.backplane_Bps / net.link_class(p.link).bandwidth_Bps;
     backplane = net.add_link(in, out, p.link, LinkKind::capacity, scale);
     for (VertexId e : endpoints) net.add_split_cable(e, in, out, p.link);
-    summary += fmt::format(", backplane {:g} GB/s", *p.backplane_Bps / 1e9);
+    summary += fmt::format(", backplane {:g} GB/s", to_GBps(*p.backplane_Bps));
   } else {
     const VertexId sw = net.add_vertex(VertexKind::switch_, "sw");
     for (VertexId e : endpoints) net.add_cable(e, sw, p.link);

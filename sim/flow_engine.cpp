@@ -18,12 +18,12 @@
 #include <array>
 #include <functional>
 #include <utility>
-#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
 #include "sim/flow_shortcut.hpp"
 #include "sim/max_min.hpp"
@@ -41,8 +41,6 @@ using flow::PairIndex;
 
 struct RouteInfo {
   std::uint32_t begin = 0, length = 0;  // in the link pool, or the flow slot's own links
-  double delay_s = 0;                   // largest alpha + summed latency
-  double bottleneck_Bps = 0;            // smallest bandwidth
 };
 
 struct Flow {
@@ -60,6 +58,7 @@ struct Flow {
 // ignores the flow id (minimal, shortest-path). ECMP and Valiant route every transfer afresh.
 struct Pair {
   RouteInfo route;
+  RouteCostCache cost;                       // of the cached route
   std::uint32_t active = kNone;            // the flow slot draining now
   std::uint32_t head = kNone, tail = kNone;  // slots waiting, linked through Flow::next
   bool cached = false;                       // route holds for every transfer of the pair
@@ -121,7 +120,7 @@ class FlowSimulation {
         waiting_(slots), ready_(slots, 0.0), arrival_(slots, 0.0), start_(slots, 0.0), pred_(slots, kNoTransfer),
         waited_(slots, Waited::nothing), done_(slots, 0.0), reducer_free_(ranks, 0.0), reducer_last_(ranks, kNoTransfer),
         busy_since_(t.network.link_count(), 0.0), capacity_(t.network.link_count()) {
-    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = t.network.link(l).bandwidth_Bps;
+    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l);
     sharing_ = MaxMinSharing(capacity_);
     result_.rank_finish_s.assign(ranks, 0.0);
     result_.links.assign(t.network.link_count(), {});
@@ -197,9 +196,16 @@ class FlowSimulation {
     } else {
       own_route_[slot].clear();
       t_.route(x.src, x.dst, id, own_route_[slot]);
-      f.route = describe_route(own_route_[slot], 0);
+      f.route = {0, std::uint32_t(own_route_[slot].size())};
     }
-    push(ready + f.route.delay_s, EventKind::flow_start, slot);
+    push(ready + startup_s(slot, x.bytes), EventKind::flow_start, slot);
+  }
+
+  // Alpha and the route's latency, by the cost rule (sim/cost_rule.hpp).
+  double startup_s(std::uint32_t slot, std::uint64_t bytes) {
+    const Flow& f = flows_[slot];
+    if (f.cached) return pairs_[f.pair].cost.at(t_.network, links_of(slot), bytes).startup_s;
+    return route_cost(t_.network, links_of(slot), bytes).startup_s;
   }
 
   std::uint32_t pair_of(Rank src, Rank dst, TransferId id) {
@@ -209,17 +215,10 @@ class FlowSimulation {
     if (per_pair_routes_) {
       const std::size_t begin = pool_.size();
       t_.route(src, dst, id, pool_);
-      p.route = describe_route({pool_.data() + begin, pool_.size() - begin}, std::uint32_t(begin));
+      p.route = {std::uint32_t(begin), std::uint32_t(pool_.size() - begin)};
       p.cached = true;
     }
     return index;
-  }
-
-  RouteInfo describe_route(std::span<const LinkId> links, std::uint32_t begin) const {
-    RouteInfo info{begin, std::uint32_t(links.size()), 0, std::numeric_limits<double>::infinity()};
-    info.delay_s = route_alpha(t_.network, links) + route_latency(t_.network, links);
-    info.bottleneck_Bps = route_bandwidth(t_.network, links);
-    return info;
   }
 
   std::uint32_t new_flow() {

@@ -3,10 +3,11 @@
 //
 // Per transfer of b bytes from rank s to rank d (docs/semantics.md, "The flow engine"):
 //   ready    = when its last dependency is done;
-//   start    = ready + alpha (the route's largest class alpha) + the route's summed latency;
-//              until then it holds no bandwidth (SimGrid CM02: latency first, then bytes);
+//   start    = ready + alpha (the route's largest class alpha) + the route's summed latency,
+//              the start-up of sim/cost_rule.hpp; until then it holds no bandwidth (SimGrid
+//              CM02: latency first, then bytes);
 //   draining = from start its bytes drain at its max-min fair share of every link on its
-//              route (sim/max_min.hpp), re-solved whenever a flow that shares a link with it
+//              route (sim/max_min.hpp, of the capacities the cost rule gives the links), re-solved whenever a flow that shares a link with it
 //              (transitively) starts or ends — incrementally, only as far as the change
 //              reaches; flows starting or ending at one instant are one batch;
 //   arrival  = when its last byte has drained;

@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cost_rule.hpp"
 #include "sim/simgrid_platform.hpp"
 
 namespace collsim::simgrid_engine {
@@ -50,7 +51,8 @@ TransferId from_payload(const void* payload) { return TransferId(reinterpret_cas
 // A (src, dst) rank pair: an in-order channel with a mailbox of its own.
 struct Channel {
   Rank src = 0, dst = 0;
-  double delay_s = 0;        // the route's largest alpha + its summed latency, as the flow engine
+  std::uint32_t route_begin = 0, route_length = 0;  // its links in the run's pool
+  RouteCostCache cost;       // by the cost rule, as the flow engine: the start-up is the delay
   std::uint32_t transfers = 0;
   std::uint32_t out_slot = 0, in_slot = 0;  // its index among the sender's / receiver's channels
   sg4::Mailbox* mailbox = nullptr;
@@ -66,8 +68,8 @@ struct RankPlan {
 class Run {
  public:
   Run(const Schedule& schedule, const Topology& topology, double gamma)
-      : schedule_(schedule), gamma_(gamma), channel_of_(schedule.size(), kLocal), waiting_(schedule.size()),
-        arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0), ranks_(schedule.info().ranks),
+      : schedule_(schedule), network_(topology.network), gamma_(gamma), channel_of_(schedule.size(), kLocal),
+        waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0), ranks_(schedule.info().ranks),
         inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
     open_channels(topology);
     index_successors();
@@ -78,6 +80,12 @@ class Run {
   const RankPlan& plan(Rank r) const { return ranks_[r]; }
   Channel& channel(std::uint32_t c) { return channels_[c]; }
   std::uint32_t channel_of(TransferId id) const { return channel_of_[id]; }
+  // The delay of a network transfer before its bytes move: alpha and its route's latency.
+  double startup_s(TransferId id) {
+    Channel& c = channels_[channel_of_[id]];
+    const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id)).startup_s;
+  }
   std::span<const TransferId> successors(TransferId id) const {
     return {successors_.data() + successor_begin_[id], successors_.data() + successor_begin_[id + 1]};
   }
@@ -129,8 +137,10 @@ class Run {
   void plan_ranks();
 
   const Schedule& schedule_;
+  const Network& network_;
   double gamma_;
   std::vector<Channel> channels_;
+  std::vector<LinkId> route_pool_;         // the channels' routes
   std::vector<std::uint32_t> channel_of_;  // per transfer
   std::vector<std::uint32_t> successor_begin_;
   std::vector<TransferId> successors_;
@@ -145,18 +155,17 @@ class Run {
 
 void Run::open_channels(const Topology& topology) {
   std::unordered_map<std::uint64_t, std::uint32_t> index;
-  std::vector<LinkId> route;
   for (TransferId id = 0; id < schedule_.size(); ++id) {
     const Transfer x = schedule_.transfer(id);
     if (x.is_local()) continue;
     const auto [it, fresh] = index.try_emplace((std::uint64_t(x.src) << 32) | x.dst, std::uint32_t(channels_.size()));
     if (fresh) {
-      route.clear();
-      topology.route(x.src, x.dst, id, route);  // as the flow engine: the pair's first transfer
       Channel& c = channels_.emplace_back();
       c.src = x.src;
       c.dst = x.dst;
-      c.delay_s = route_alpha(topology.network, route) + route_latency(topology.network, route);
+      c.route_begin = std::uint32_t(route_pool_.size());
+      topology.route(x.src, x.dst, id, route_pool_);  // as the flow engine: the pair's first transfer
+      c.route_length = std::uint32_t(route_pool_.size() - c.route_begin);
     }
     channel_of_[id] = it->second;
     ++channels_[it->second].transfers;
@@ -307,7 +316,7 @@ class RankActor {
     if (c == kLocal) {
       ready_locals_.push_back(id);
     } else {
-      timers_.push({now + run_.channel(c).delay_s, id});
+      timers_.push({now + run_.startup_s(id), id});
     }
   }
 

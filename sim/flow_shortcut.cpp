@@ -3,13 +3,13 @@
 #include "sim/flow_shortcut.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
+#include "sim/flow_record.hpp"
 
 namespace collsim {
 namespace {
@@ -235,36 +235,6 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);
   return result;
-}
-
-void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
-                         const std::function<TransferRecord(TransferId)>& record, FlowResult& result) {
-  std::vector<LinkId> route;
-  std::unordered_map<LinkId, CriticalLink> links;
-  for (TransferId id = last; id != kNoTransfer;) {
-    const Transfer x = s.transfer(id);
-    const TransferRecord r = record(id);
-    CriticalTransfer c{id, r.times, 0, r.waited};
-    if (!x.is_local()) {
-      route.clear();
-      t.route(x.src, x.dst, id, route);
-      for (LinkId l : route) {
-        CriticalLink& cl = links[l];
-        cl.link = l;
-        cl.drain_s += r.times.arrival_s - r.times.start_s;
-        ++cl.transfers;
-      }
-      const std::uint64_t bytes = s.transfer_bytes(id);
-      c.ideal_drain_s = double(bytes) / route_cost(t.network, route, bytes).bandwidth_Bps;
-    }
-    result.critical_path.push_back(c);
-    id = r.waited == Waited::nothing ? kNoTransfer : r.pred;
-  }
-  std::reverse(result.critical_path.begin(), result.critical_path.end());
-  for (const auto& [l, cl] : links) result.critical_links.push_back(cl);
-  std::sort(result.critical_links.begin(), result.critical_links.end(), [](const auto& a, const auto& b) {
-    return a.drain_s != b.drain_s ? a.drain_s > b.drain_s : a.link < b.link;
-  });
 }
 
 }  // namespace collsim

@@ -11,6 +11,7 @@
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "sim/cost_rule.hpp"
 #include "sim/flow_report.hpp"
 #include "sim/prediction.hpp"
 #include "sim/trace.hpp"
@@ -42,7 +43,6 @@ void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
   if (!o.placement.empty()) p = {parse_placement_kind(o.placement), o.placement_seed, {}};
   if (o.ranks > 0) c.ranks = o.ranks;
   c.topology->place(p, c.ranks);
-  c.cost = c.topology->equivalent_cost_model(c.cost.gamma_s_per_byte);
 }
 
 // The cluster: a config file or preset, the embedded default, or a flat what-if network.
@@ -103,7 +103,8 @@ void print_header(const ClusterConfig& c, const PredictionRequest& r) {
                                               : "largest alpha + latencies, bottleneck bandwidth";
     fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
                to_string(t.routing), describe(t.placement), cost);
-    fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n", describe_links(c.cost));
+    fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n",
+               describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));
   }

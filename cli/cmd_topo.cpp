@@ -13,6 +13,7 @@
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "sim/cost_rule.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 
@@ -39,7 +40,7 @@ RouteReport route_between(const Topology& t, const TopoOptions& o) {
   for (Rank x : o.route)
     if (x >= t.ranks()) throw Error(fmt::format("--route: rank {} does not exist (0..{})", x, t.ranks() - 1));
   t.route(r.src, r.dst, o.flow, r.links);
-  r.cost = t.pair_cost(r.src, r.dst);
+  r.cost = pair_cost(t, r.src, r.dst);
   return r;
 }
 

@@ -37,9 +37,9 @@ if(MPI_CXX_FOUND)
 else()
   message(STATUS "collsim: MPI not found (libopenmpi-dev): the mpi backend is off")
 endif()
-# CUDA (the GPU worker, validate/cuda and validate/nccl): only where nvcc exists AND a test
-# project compiles with it, so a missing or broken toolkit switches the GPU backends off
-# instead of failing the configure. -DCOLLSIM_WITH_CUDA=OFF turns it off (to test that path).
+# CUDA (the GPU worker: validate/device, validate/cuda, validate/nccl): only where nvcc
+# exists AND a test project compiles with it, so a missing or broken toolkit switches the GPU
+# backends off instead of failing the configure. -DCOLLSIM_WITH_CUDA=OFF turns it off (to test that path).
 option(COLLSIM_WITH_CUDA "Build collsim-gpu-worker when the CUDA toolkit is found" ON)
 set(COLLSIM_CUDA_FOUND FALSE)
 if(COLLSIM_WITH_CUDA AND EXISTS /usr/local/cuda/bin/nvcc)

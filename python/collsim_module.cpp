@@ -148,7 +148,6 @@ ClusterConfig placed(ClusterConfig c, Rank ranks, const std::string& placement, 
   if (!placement.empty()) p = {parse_placement_kind(placement), seed, {}};
   if (ranks > 0) c.ranks = ranks;
   c.topology->place(p, c.ranks);
-  c.cost = c.topology->equivalent_cost_model(c.cost.gamma_s_per_byte);
   return c;
 }
 

@@ -2,6 +2,9 @@
 #include "sim/analytic_engine.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+
+#include "sim/cost_rule.hpp"
 
 namespace collsim {
 namespace {
@@ -20,8 +23,31 @@ struct Resource {
   }
 };
 
+// Messages between ranks on a topology: each pair routed once (a schedule reuses few pairs
+// many times), each message costed by the rule at its size.
+class RoutedPairs {
+ public:
+  explicit RoutedPairs(const Topology& topology) : topology_(topology) {}
+
+  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes) {
+    auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
+    Pair& p = it->second;
+    if (fresh) topology_.route(src, dst, 0, p.route);
+    return p.cost.at(topology_.network, p.route, bytes).as_link_cost();
+  }
+
+ private:
+  struct Pair {
+    std::vector<LinkId> route;
+    RouteCostCache cost;
+  };
+  const Topology& topology_;
+  std::unordered_map<std::uint64_t, Pair> pairs_;
+};
+
+// `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks.
 template <class LinkOf>
-AnalyticResult run(const Schedule& s, const LinkOf& link, double gamma_s_per_byte, const AnalyticOptions& options) {
+AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, const AnalyticOptions& options) {
   const Rank ranks = s.info().ranks;
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
@@ -45,7 +71,7 @@ AnalyticResult run(const Schedule& s, const LinkOf& link, double gamma_s_per_byt
         send_port[t.src].raise(start, why);
         recv_port[t.dst].raise(start, why);
       }
-      arrival = start + link(t.src, t.dst).message_s(bytes);
+      arrival = start + link(t.src, t.dst, bytes).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
@@ -71,12 +97,13 @@ AnalyticResult run(const Schedule& s, const LinkOf& link, double gamma_s_per_byt
 }  // namespace
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
-  return run(s, [&cost](Rank a, Rank b) -> const LinkCost& { return cost.link(a, b); }, cost.gamma_s_per_byte, options);
+  const auto link = [&cost](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return cost.link(a, b); };
+  return run(s, link, cost.gamma_s_per_byte, options);
 }
 
-AnalyticResult run_analytic(const Schedule& s, const PairCost& link, double gamma_s_per_byte,
+AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  return run(s, link, gamma_s_per_byte, options);
+  return run(s, RoutedPairs(topology), gamma_s_per_byte, options);
 }
 
 }  // namespace collsim

@@ -8,19 +8,19 @@
 //             a time, ports granted in list order (the model of Thakur et al.'s formulas and
 //             of the lower bound);
 //   arrival = start + alpha + b * beta of the link between s and d (ports free again): the
-//             flat model's link class, or on a topology the route's (Topology::pair_cost:
-//             largest alpha + summed latency, bottleneck bandwidth; no contention);
+//             flat model's link class, or on a topology the route's, as sim/cost_rule.hpp
+//             costs a message alone (start-up, then the bottleneck bandwidth; no contention);
 //   done    = arrival, or for a reduction arrival + b * gamma, run on d's reduction unit,
 //             which works one reduction at a time.
 // A local transfer (s == d) is a reduction of staged data on d: b * gamma, no alpha.
 // With one_port = false the ports are unlimited and the time is the DAG's plain critical path.
 #pragma once
 
-#include <functional>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
+#include "topologies/topology.hpp"
 
 namespace collsim {
 
@@ -37,9 +37,8 @@ struct AnalyticResult {
 // Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.
 AnalyticResult run_analytic(const Schedule& schedule, const CostModel& cost, const AnalyticOptions& options = {});
 
-// Any network: link(s, d) gives the message cost between two ranks.
-using PairCost = std::function<LinkCost(Rank src, Rank dst)>;
-AnalyticResult run_analytic(const Schedule& schedule, const PairCost& link, double gamma_s_per_byte,
+// A topology: each message costs its route between the ranks' endpoints (flow 0's route).
+AnalyticResult run_analytic(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options = {});
 
 }  // namespace collsim

@@ -3,10 +3,11 @@
 //
 // Per transfer of b bytes from rank s to rank d (docs/semantics.md, "The flow engine"):
 //   ready    = when its last dependency is done;
-//   start    = ready + alpha (the route's largest class alpha) + the route's summed latency;
-//              until then it holds no bandwidth (SimGrid CM02: latency first, then bytes);
+//   start    = ready + alpha (the route's largest class alpha) + the route's summed latency,
+//              the start-up of sim/cost_rule.hpp; until then it holds no bandwidth (SimGrid
+//              CM02: latency first, then bytes);
 //   draining = from start its bytes drain at its max-min fair share of every link on its
-//              route (sim/max_min.hpp), re-solved whenever a flow that shares a link with it
+//              route (sim/max_min.hpp, of the capacities the cost rule gives the links), re-solved whenever a flow that shares a link with it
 //              (transitively) starts or ends — incrementally, only as far as the change
 //              reaches; flows starting or ending at one instant are one batch;
 //   arrival  = when its last byte has drained;
@@ -25,72 +26,13 @@
 
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "collectives/schedule.hpp"
 #include "collectives/transfer_stream.hpp"
+#include "sim/flow_result.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
-
-struct FlowOptions {
-  // Keep every transfer's times and every change of a link's utilization (for --trace).
-  bool timeline = false;
-  // Where no link can carry two rank pairs' flows, compute the same times in one pass
-  // without events (sim/flow_shortcut.hpp). false: always simulate events (for tests).
-  bool shortcut = true;
-};
-
-struct LinkUsage {
-  double bytes = 0;             // carried over the whole run
-  double busy_s = 0;            // time with at least one flow draining through it
-  double peak_utilization = 0;  // highest (sum of its flows' rates) / capacity, 0..1
-};
-
-// Why a transfer on the critical path could not finish earlier: what its predecessor on the
-// path is to it. dependency: became ready when that one was done; channel: drained when
-// that one, earlier on the same (src, dst) pair, arrived; reducer: reduced when that one's
-// reduction on the same rank ended.
-enum class Waited : std::uint8_t { nothing, dependency, channel, reducer };
-
-struct TransferTimes {
-  double ready_s = 0, start_s = 0, arrival_s = 0, done_s = 0;  // start: its bytes begin to drain
-};
-
-struct CriticalTransfer {
-  TransferId id = 0;
-  TransferTimes times;
-  double ideal_drain_s = 0;  // bytes / the route's bottleneck bandwidth: the drain alone
-  Waited waited = Waited::nothing;  // on the previous entry of the path
-};
-
-struct CriticalLink {
-  LinkId link = 0;
-  double drain_s = 0;             // time critical transfers spent draining across it
-  std::uint32_t transfers = 0;    // critical transfers crossing it
-};
-
-struct UtilizationChange {
-  double time_s = 0;
-  LinkId link = 0;
-  double utilization = 0;  // from this time on, 0..1
-};
-
-struct FlowResult {
-  double time_s = 0;
-  std::vector<double> rank_finish_s;   // last completion on each rank (as source or destination)
-  std::vector<LinkUsage> links;        // per directed link of the network
-  // The chain of transfers that set time_s, first to last: each waited for the one before
-  // it (its last dependency, or the reduction ahead of it on its rank).
-  std::vector<CriticalTransfer> critical_path;
-  std::vector<CriticalLink> critical_links;  // links the critical path drains across, most time first
-  std::size_t rate_solves = 0;               // progressive fillings of the flows a change re-rates
-  // (0 with events = 0: the run took the shortcut, sim/flow_shortcut.hpp)
-  std::size_t events = 0;
-  // With FlowOptions::timeline: per transfer, and the links' utilization steps in time order.
-  std::vector<TransferTimes> timeline;
-  std::vector<UtilizationChange> utilization;
-};
 
 // Throws Error when the schedule cannot finish (a dependency that never completes).
 FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,

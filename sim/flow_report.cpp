@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/units.hpp"
+#include "sim/cost_rule.hpp"
 
 namespace collsim {
 namespace {
@@ -22,7 +23,7 @@ std::string_view to_string(Waited w) {
 }
 
 double average_utilization(const Topology& t, const FlowResult& r, LinkId l) {
-  return r.time_s > 0 ? r.links[l].bytes / (t.network.link(l).bandwidth_Bps * r.time_s) : 0.0;
+  return r.time_s > 0 ? r.links[l].bytes / (shared_capacity_Bps(t.network, l) * r.time_s) : 0.0;
 }
 
 // Links that carried bytes, busiest (by average utilization) first.

@@ -3,23 +3,24 @@
 #include "sim/flow_shortcut.hpp"
 
 #include <algorithm>
-#include <limits>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
+#include "sim/flow_record.hpp"
 
 namespace collsim {
 namespace {
 
 struct PairRoute {
-  double delay_s = 0, bottleneck_Bps = std::numeric_limits<double>::infinity();
   std::uint32_t begin = 0, length = 0;  // links in the pool
+  RouteCostCache cost;                  // by the cost rule, at the last message size
   TransferId last = kNoTransfer;        // its channel's latest transfer
   double last_ready_s = 0, last_arrival_s = 0;
   double bytes = 0, busy_s = 0;         // what its links carried
+  double fastest_Bps = 0;               // the highest rate one of its transfers drained at
 };
 
 constexpr std::uint32_t kNoPair = ~0u;
@@ -37,6 +38,9 @@ class PairTable {
   }
   PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
+  // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp).
+  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes); }
+  double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l); }
 
   // Each link carried only its owner's flows.
   void account(std::vector<LinkUsage>& links) const {
@@ -44,7 +48,7 @@ class PairTable {
       for (LinkId l : this->links(p)) {
         links[l].bytes = p.bytes;
         links[l].busy_s = p.busy_s;
-        if (p.bytes > 0) links[l].peak_utilization = p.bottleneck_Bps / t_.network.link(l).bandwidth_Bps;
+        if (p.bytes > 0) links[l].peak_utilization = utilization(l, p.fastest_Bps);
       }
   }
 
@@ -54,8 +58,6 @@ class PairTable {
     p.begin = std::uint32_t(pool_.size());
     t_.route(src, dst, flow, pool_);
     p.length = std::uint32_t(pool_.size() - p.begin);
-    p.delay_s = route_alpha(t_.network, links(p)) + route_latency(t_.network, links(p));
-    p.bottleneck_Bps = route_bandwidth(t_.network, links(p));
     for (LinkId l : links(p)) {
       if (owner_[l] != kNoPair) return false;  // two pairs cross this link
       owner_[l] = index;
@@ -110,7 +112,8 @@ class ListTimer {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return false;
     PairRoute& p = pairs_[last_pair_];
-    t.times.start_s = t.times.ready_s + p.delay_s;
+    const RouteCost& cost = pairs_.cost(p, bytes);
+    t.times.start_s = t.times.ready_s + cost.startup_s;
     if (p.last != kNoTransfer) {
       if (!(t.times.ready_s > p.last_ready_s)) return false;  // the engine could order them otherwise
       if (p.last_arrival_s > t.times.start_s) {
@@ -119,7 +122,8 @@ class ListTimer {
         t.waited = Waited::channel;
       }
     }
-    t.times.arrival_s = t.times.start_s + double(bytes) / p.bottleneck_Bps;
+    t.times.arrival_s = t.times.start_s + double(bytes) / cost.bandwidth_Bps;
+    p.fastest_Bps = std::max(p.fastest_Bps, cost.bandwidth_Bps);
     p.last = id;
     p.last_ready_s = t.times.ready_s;
     p.last_arrival_s = t.times.arrival_s;
@@ -166,9 +170,10 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
       last = id;
     }
     if (options.timeline && !x.is_local()) {
-      const PairRoute& p = timer.pairs()[timer.last_pair()];
+      PairRoute& p = timer.pairs()[timer.last_pair()];
+      const double rate_Bps = timer.pairs().cost(p, s.transfer_bytes(id)).bandwidth_Bps;
       for (LinkId l : timer.pairs().links(p)) {
-        result.utilization.push_back({t.times.start_s, l, p.bottleneck_Bps / topology.network.link(l).bandwidth_Bps});
+        result.utilization.push_back({t.times.start_s, l, timer.pairs().utilization(l, rate_Bps)});
         result.utilization.push_back({t.times.arrival_s, l, 0});
       }
     }
@@ -230,35 +235,6 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);
   return result;
-}
-
-void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
-                         const std::function<TransferRecord(TransferId)>& record, FlowResult& result) {
-  std::vector<LinkId> route;
-  std::unordered_map<LinkId, CriticalLink> links;
-  for (TransferId id = last; id != kNoTransfer;) {
-    const Transfer x = s.transfer(id);
-    const TransferRecord r = record(id);
-    CriticalTransfer c{id, r.times, 0, r.waited};
-    if (!x.is_local()) {
-      route.clear();
-      t.route(x.src, x.dst, id, route);
-      for (LinkId l : route) {
-        CriticalLink& cl = links[l];
-        cl.link = l;
-        cl.drain_s += r.times.arrival_s - r.times.start_s;
-        ++cl.transfers;
-      }
-      c.ideal_drain_s = double(s.transfer_bytes(id)) / route_bandwidth(t.network, route);
-    }
-    result.critical_path.push_back(c);
-    id = r.waited == Waited::nothing ? kNoTransfer : r.pred;
-  }
-  std::reverse(result.critical_path.begin(), result.critical_path.end());
-  for (const auto& [l, cl] : links) result.critical_links.push_back(cl);
-  std::sort(result.critical_links.begin(), result.critical_links.end(), [](const auto& a, const auto& b) {
-    return a.drain_s != b.drain_s ? a.drain_s > b.drain_s : a.link < b.link;
-  });
 }
 
 }  // namespace collsim

@@ -18,8 +18,10 @@
 #include <functional>
 #include <optional>
 
+#include "collectives/schedule.hpp"
 #include "collectives/transfer_stream.hpp"
-#include "sim/flow_engine.hpp"
+#include "sim/flow_result.hpp"
+#include "topologies/topology.hpp"
 
 namespace collsim {
 
@@ -33,17 +35,5 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 // transfer id every 16 M transfers.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
                                       const std::function<void(std::uint64_t)>& progress = {});
-
-// Per transfer, what the critical path needs: times, the critical predecessor and why.
-struct TransferRecord {
-  TransferTimes times;
-  TransferId pred = kNoTransfer;
-  Waited waited = Waited::nothing;
-};
-
-// The critical path from `last` back through the predecessors, and the links it drained across
-// (routes recomputed: they are a pure function of the pair and transfer id).
-void trace_critical_path(const Schedule& schedule, const Topology& topology, TransferId last,
-                         const std::function<TransferRecord(TransferId)>& record, FlowResult& result);
 
 }  // namespace collsim

@@ -2,7 +2,6 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +9,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
+#include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 
 namespace collsim {
@@ -45,26 +45,9 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   return names;
 }
 
-// Route costs on a topology, memoized per (src, dst): a schedule reuses few pairs many times.
-class RouteCosts {
- public:
-  explicit RouteCosts(const Topology& topology) : topology_(topology) {}
-  LinkCost operator()(Rank src, Rank dst) {
-    const std::uint64_t key = (std::uint64_t(src) << 32) | dst;
-    auto [it, fresh] = memo_.try_emplace(key);
-    if (fresh) it->second = topology_.pair_cost(src, dst);
-    return it->second;
-  }
-
- private:
-  const Topology& topology_;
-  std::unordered_map<std::uint64_t, LinkCost> memo_;
-};
-
 double cost_analytic(const PredictionRequest& r, const Schedule& schedule, const AnalyticOptions& options) {
   if (!r.topology) return run_analytic(schedule, r.cost, options).time_s;
-  RouteCosts costs(*r.topology);
-  return run_analytic(schedule, std::ref(costs), r.cost.gamma_s_per_byte, options).time_s;
+  return run_analytic(schedule, *r.topology, r.cost.gamma_s_per_byte, options).time_s;
 }
 
 double run_simgrid_engine([[maybe_unused]] const PredictionRequest& r, [[maybe_unused]] const Schedule& schedule) {
@@ -84,7 +67,9 @@ void check_engine_fits(const PredictionRequest& r) {
                             to_string(r.topology->routing)));
 }
 
-PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+// `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
+PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
+                             std::uint64_t bytes) {
   const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
 
   PredictionRecord rec;
@@ -109,8 +94,8 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   }
   rec.algbw_GBps = rec.time_s > 0 ? double(bytes) / rec.time_s / 1e9 : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, r.cost);
-  if (r.engine == "analytic" && r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, r.cost);
+  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, flat);
+  if (r.engine == "analytic" && r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat);
   if (r.engine == "flow" && r.on_flow_run) r.on_flow_run(rec, schedule, flow);
   return rec;
 }
@@ -133,13 +118,14 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
+  const CostModel flat = r.topology ? equivalent_cost_model(*r.topology, r.cost.gamma_s_per_byte) : r.cost;
 
   std::vector<PredictionRecord> records;
   for (std::uint64_t bytes : r.sizes) {
     const std::size_t first = records.size();
     for (const std::string& a : names) {
       if (progress) progress(fmt::format("{} {} bytes", a, bytes));
-      records.push_back(predict_one(r, a, bytes));
+      records.push_back(predict_one(r, flat, a, bytes));
     }
     auto best = std::min_element(records.begin() + first, records.end(),
                                  [](const PredictionRecord& x, const PredictionRecord& y) { return x.time_s < y.time_s; });

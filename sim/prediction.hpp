@@ -46,7 +46,8 @@ struct PredictionRequest {
   std::vector<std::string> algorithms;  // names, or the single name "all" / "auto"
   std::vector<std::uint64_t> sizes;
   Rank ranks = 1;
-  // The flat model; with a topology, its equivalent_cost_model (closed forms, lower bound).
+  // The flat model. With a topology, only its gamma and ranks_per_node are read: the closed
+  // forms and the lower bound then take the topology's equivalent_cost_model (sim/cost_rule.hpp).
   CostModel cost;
   // When set, engines cost each transfer on its route between the ranks' endpoints.
   std::shared_ptr<const Topology> topology;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 
 namespace collsim::simgrid_engine {
@@ -32,7 +33,7 @@ class LinkTable {
     sg4::Link*& link = links_[id];
     if (link == nullptr) {
       // Latency 0: CM02 weighs a flow's share by its route latency, ours are equal (see the header).
-      link = zone_.create_link(fmt::format("l{} {}", id, link_name(network_, id)), network_.link(id).bandwidth_Bps)
+      link = zone_.create_link(fmt::format("l{} {}", id, link_name(network_, id)), shared_capacity_Bps(network_, id))
                  ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
                  ->seal();
     }

@@ -177,7 +177,8 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     in.fail(root["ranks"], fmt::format("'ranks' is {} but the network has only {} endpoints", c.ranks, endpoints));
   const Placement placement = root["placement"] ? read_placement(in, root["placement"]) : Placement{};
   in.at(root["placement"] ? root["placement"] : root, [&] { topo->place(placement, c.ranks); });
-  c.cost = topo->equivalent_cost_model(in.physical(in.require(root, "gamma_s_per_byte", ""), "gamma_s_per_byte", kGammaRange));
+  c.cost.gamma_s_per_byte = in.physical(in.require(root, "gamma_s_per_byte", ""), "gamma_s_per_byte", kGammaRange);
+  c.cost.ranks_per_node = topo->endpoints_per_node;
   c.topology = std::move(topo);
 }
 

@@ -23,8 +23,9 @@ struct ClusterConfig {
   std::string name;
   std::string description;
   Rank ranks = 1;
-  // Flat form: the model itself. Topology form: topology->equivalent_cost_model(), the
-  // flat stand-in used by closed forms and the lower bound.
+  // Flat form: the model itself. Topology form: gamma and the node size only; the links'
+  // alpha and beta are the topology's, costed by sim/cost_rule.hpp (whose
+  // equivalent_cost_model gives the flat stand-in for closed forms and the lower bound).
   CostModel cost;
   std::shared_ptr<Topology> topology;  // null in the flat form (predict may re-place its ranks)
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none

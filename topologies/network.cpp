@@ -117,24 +117,6 @@ std::vector<VertexId> Network::endpoints() const {
   return out;
 }
 
-double route_latency(const Network& net, std::span<const LinkId> route) {
-  double sum = 0;
-  for (LinkId l : route) sum += net.link(l).latency_s;
-  return sum;
-}
-
-double route_bandwidth(const Network& net, std::span<const LinkId> route) {
-  double least = std::numeric_limits<double>::infinity();
-  for (LinkId l : route) least = std::min(least, net.link(l).bandwidth_Bps);
-  return least;
-}
-
-double route_alpha(const Network& net, std::span<const LinkId> route) {
-  double most = 0;
-  for (LinkId l : route) most = std::max(most, net.link_class(net.link(l).link_class).alpha_s);
-  return most;
-}
-
 bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst) {
   VertexId at = src;
   for (LinkId l : route) {

@@ -103,9 +103,6 @@ class Network {
 // A route: the directed links a transfer crosses, in order.
 using Route = std::vector<LinkId>;
 
-double route_latency(const Network& net, std::span<const LinkId> route);    // sum of hop latencies
-double route_bandwidth(const Network& net, std::span<const LinkId> route);  // min; +inf when empty
-double route_alpha(const Network& net, std::span<const LinkId> route);      // max class alpha
 // Whether the route is a connected chain of links from src to dst (empty only when src == dst).
 bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst);
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/cost_model.hpp"
+#include "collectives/schedule.hpp"
 #include "topologies/network.hpp"
 #include "topologies/placement.hpp"
 #include "topologies/routing.hpp"
@@ -35,14 +35,8 @@ class Topology {
   VertexId vertex_of(Rank r) const { return endpoints[rank_endpoint[r]]; }
   // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
   std::uint32_t node_of(Rank r) const;
+  // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
-  // Contention-free cost of one message: alpha = the route's largest class alpha plus the
-  // sum of hop latencies; beta = 1 / the route's smallest bandwidth (flow 0's route).
-  LinkCost pair_cost(Rank src, Rank dst) const;
-  // The two-class flat model closest to this network, for closed forms and the lower bound:
-  // the cheapest alpha and beta among rank 0's routes to ranks on its node (intra) and on
-  // other nodes (inter).
-  CostModel equivalent_cost_model(double gamma_s_per_byte) const;
 
   // After the network is finalized and the router made: place `ranks` ranks (throws Error).
   void place(const Placement& placement, Rank ranks);

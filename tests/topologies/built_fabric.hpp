@@ -1,7 +1,11 @@
 // tests/topologies/built_fabric.hpp — a network holding one fabric, for builder tests: one
-// link class, the fabric, routes between its endpoint indices, and an all-pairs route check.
+// link class, the fabric, routes between its endpoint indices, an all-pairs route check, and
+// the slowest link of a route (what a builder's tapering or NIC must bound).
 #pragma once
 
+#include <algorithm>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -22,6 +26,14 @@ struct BuiltFabric {
     return out;
   }
 };
+
+// The smallest link bandwidth along a route (+inf when empty): a fact of the built network.
+// What a message then costs is sim/cost_rule.hpp's, tested with the engines.
+inline double slowest_link_Bps(const Network& net, std::span<const LinkId> route) {
+  double least = std::numeric_limits<double>::infinity();
+  for (LinkId l : route) least = std::min(least, net.link(l).bandwidth_Bps);
+  return least;
+}
 
 // Every route (flow s * n + d) is a path from endpoint s to endpoint d of expected(s, d) links.
 template <class ExpectedLinks>

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "collectives/error.hpp"
+#include "tests/topologies/built_fabric.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 
@@ -37,8 +38,11 @@ TEST_CASE("the embedded default cluster is seed 000's 40 GPUs at about 6 GB/s be
   REQUIRE(c.topology != nullptr);
   REQUIRE(c.topology->endpoints_per_node == 8);
   REQUIRE(c.cost.ranks_per_node == 8);
-  REQUIRE(1.0 / c.topology->pair_cost(0, 8).beta_s_per_byte == Approx(6e9));
-  REQUIRE(1.0 / c.topology->pair_cost(0, 1).beta_s_per_byte == Approx(10e9));
+  std::vector<LinkId> inter, intra;
+  c.topology->route(0, 8, 0, inter);
+  c.topology->route(0, 1, 0, intra);
+  REQUIRE(slowest_link_Bps(c.topology->network, inter) == Approx(6e9));
+  REQUIRE(slowest_link_Bps(c.topology->network, intra) == Approx(10e9));
   REQUIRE(std::find(c.bytes.begin(), c.bytes.end(), 1200000000ull) != c.bytes.end());
 }
 
@@ -59,21 +63,21 @@ TEST_CASE("every file in configs/ loads, is a preset, and routes between its fir
     std::vector<LinkId> route;
     t.route(0, c.ranks - 1, 0, route);
     REQUIRE(is_path(t.network, route, t.vertex_of(0), t.vertex_of(c.ranks - 1)));
-    const LinkCost cost = t.pair_cost(0, c.ranks - 1);
-    REQUIRE(cost.alpha_s >= 0);
-    REQUIRE((c.ranks == 1 || cost.beta_s_per_byte > 0));
   }
   REQUIRE(files >= 9);
   REQUIRE(preset_names().size() == files);
 }
 
-TEST_CASE("a star with one link class costs a message as alpha, two hop latencies and the link bandwidth") {
+TEST_CASE("a star with one link class routes through its switch on links of the class") {
   const ClusterConfig c = parse_cluster_config(kStar, "t.yaml");
   REQUIRE(c.ranks == 8);
-  const LinkCost cost = c.topology->pair_cost(2, 5);
-  REQUIRE(cost.alpha_s == Approx(5e-6 + 2e-6));
-  REQUIRE(cost.beta_s_per_byte == Approx(1e-9));
-  REQUIRE(c.cost.inter_node.alpha_s == Approx(7e-6));
+  std::vector<LinkId> route;
+  c.topology->route(2, 5, 0, route);
+  REQUIRE(route.size() == 2);
+  for (LinkId l : route) {
+    REQUIRE(c.topology->network.link(l).bandwidth_Bps == Approx(1e9));
+    REQUIRE(c.topology->network.link(l).latency_s == Approx(1e-6));
+  }
 }
 
 TEST_CASE("placement, routing and ranks are read from the file") {

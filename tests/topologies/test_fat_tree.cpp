@@ -253,8 +253,8 @@ TEST_CASE("tapering scales the bandwidth of cables into a level and of routes th
     const bool top = t.level(l.from) == 3 || t.level(l.to) == 3;
     CHECK(l.bandwidth_Bps == Approx(top ? 25e9 : 50e9));
   }
-  CHECK(route_bandwidth(t.net, t.route(0, 63)) == Approx(25e9));  // cross-pod: through level 3
-  CHECK(route_bandwidth(t.net, t.route(0, 15)) == Approx(50e9));  // inside a pod
+  CHECK(slowest_link_Bps(t.net, t.route(0, 63)) == Approx(25e9));  // cross-pod: through level 3
+  CHECK(slowest_link_Bps(t.net, t.route(0, 15)) == Approx(50e9));  // inside a pod
   CHECK_THAT(t.fabric.summary, Catch::Contains("2:1 tapered at level 3"));
 }
 

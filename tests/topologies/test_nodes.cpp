@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "tests/topologies/built_fabric.hpp"
 #include "topologies/builders/builders.hpp"
 
 using namespace collsim;
@@ -90,7 +91,7 @@ TEST_CASE("With a backplane every intra-node route crosses the node's one capaci
       REQUIRE(name(net, net.link(r[1]).from) == "n0.pcie.in");
       REQUIRE(name(net, net.link(r[1]).to) == "n0.pcie.out");
       REQUIRE(net.link(r[1]).bandwidth_Bps == Approx(900e9));
-      REQUIRE(route_bandwidth(net, r) == Approx(kGpuBps));
+      REQUIRE(slowest_link_Bps(net, r) == Approx(kGpuBps));
     }
 }
 
@@ -135,7 +136,7 @@ TEST_CASE("Inter-node routes go down to the NIC, across the fabric's own route a
       if (s == t) continue;
       if (f.node_of[s] == f.node_of[t]) {
         REQUIRE(r.size() == 2);
-        REQUIRE(route_bandwidth(net, r) == Approx(kGpuBps));
+        REQUIRE(slowest_link_Bps(net, r) == Approx(kGpuBps));
         continue;
       }
       Route middle;
@@ -143,7 +144,7 @@ TEST_CASE("Inter-node routes go down to the NIC, across the fabric's own route a
       REQUIRE(Route(r.begin() + 1, r.end() - 1) == middle);
       REQUIRE(net.link(r.front()).link_class == kNic);
       REQUIRE(net.link(r.back()).link_class == kNic);
-      REQUIRE(route_bandwidth(net, r) == Approx(kNicBps));
+      REQUIRE(slowest_link_Bps(net, r) == Approx(kNicBps));
     }
 }
 
@@ -188,7 +189,7 @@ TEST_CASE("Shared NICs hang off the node's switch and GPU i uses NIC i*nics/gpus
       REQUIRE(net.link(r[1]).kind == LinkKind::capacity);
       REQUIRE(net.link(r[r.size() - 2]).kind == LinkKind::capacity);
     }
-    REQUIRE(route_bandwidth(net, r) == Approx(kNicBps));
+    REQUIRE(slowest_link_Bps(net, r) == Approx(kNicBps));
   }
 }
 
@@ -204,7 +205,7 @@ TEST_CASE("Nodes on a star: an inter-node route crosses the star's backplane onc
   REQUIRE(is_path(net, r, f.fabric.endpoints[1], f.fabric.endpoints[6]));
   CHECK(r.size() == 5);  // GPU -> NIC -> star in => out -> NIC -> GPU
   CHECK(std::count_if(r.begin(), r.end(), [&](LinkId l) { return net.link(l).kind == LinkKind::capacity; }) == 1);
-  CHECK(route_bandwidth(net, r) == Approx(kNicBps));
+  CHECK(slowest_link_Bps(net, r) == Approx(kNicBps));
 }
 
 TEST_CASE("Rail-optimized nodes on a fat-tree keep same-rail traffic under one leaf switch") {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "collectives/error.hpp"
+#include "sim/cost_rule.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"
 #include "validate/launcher.hpp"
@@ -72,8 +73,9 @@ TEST_CASE("the calibrated config loads as a cluster and carries the fitted numbe
   CHECK(cluster.ranks == 4);
   REQUIRE(cluster.topology);
   CHECK(cluster.cost.gamma_s_per_byte == Approx(2e-10).epsilon(1e-5));
-  CHECK(cluster.cost.inter_node.alpha_s == Approx(3e-6).epsilon(1e-5));
-  CHECK(1.0 / cluster.cost.inter_node.beta_s_per_byte == Approx(4e9).epsilon(1e-5));
+  const CostModel flat = equivalent_cost_model(*cluster.topology, cluster.cost.gamma_s_per_byte);
+  CHECK(flat.inter_node.alpha_s == Approx(3e-6).epsilon(1e-5));
+  CHECK(1.0 / flat.inter_node.beta_s_per_byte == Approx(4e9).epsilon(1e-5));
   CHECK_THAT(yaml, Catch::Contains("backplane_Bps"));
   CHECK_THAT(yaml, Catch::Contains("rms relative residual"));
 }
@@ -86,7 +88,7 @@ TEST_CASE("a GPU calibration is one GPU's virtual ranks, named after the GPU, an
   const std::string yaml = calibrated_config_yaml(c, "gpu-nvidia-h100-80gb-hbm3", 8);
   const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
   CHECK(cluster.ranks == 8);
-  CHECK(1.0 / cluster.cost.inter_node.beta_s_per_byte == Approx(1.2e12).epsilon(1e-5));
+  CHECK(1.0 / equivalent_cost_model(*cluster.topology, 0).inter_node.beta_s_per_byte == Approx(1.2e12).epsilon(1e-5));
   CHECK_THAT(yaml, Catch::Contains("hbm:") && Catch::Contains("8 virtual ranks on one NVIDIA H100 80GB HBM3"));
   CHECK_THAT(yaml, !Catch::Contains("shm"));
   CHECK(platform_name(describe_machine(s.library, s.device), "cuda") == "gpu-nvidia-h100-80gb-hbm3");
@@ -194,7 +196,7 @@ TEST_CASE("an unreliable calibration warns on each line and still loads, carryin
   const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
   CHECK_FALSE(cluster.calibration_reliable);
   CHECK(cluster.calibration_reasons == c.unreliable_because);
-  CHECK(cluster.cost.inter_node.alpha_s == Approx(c.link.intercept).epsilon(1e-5));
+  CHECK(equivalent_cost_model(*cluster.topology, 0).inter_node.alpha_s == Approx(c.link.intercept).epsilon(1e-5));
 
   const Calibration quiet = fit_calibration(repeated_samples(quiet_repeats()));
   const ClusterConfig good = parse_cluster_config(calibrated_config_yaml(quiet, "cpu-test", 2), "calibrated");

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "validate/device_stream.hpp"
+#include "validate/device/device_stream.hpp"
 
 using namespace collsim;
 

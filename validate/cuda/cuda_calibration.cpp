@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "collectives/error.hpp"
-#include "validate/cuda/cuda_check.hpp"
-#include "validate/cuda/reduce_kernel.hpp"
+#include "validate/device/cuda_check.hpp"
+#include "validate/device/reduce_kernel.hpp"
 #include "validate/measurement.hpp"
 
 namespace collsim {

@@ -10,9 +10,9 @@
 
 #include <algorithm>
 
-#include "validate/cuda/cuda_check.hpp"
-#include "validate/cuda/gpu_ranks.hpp"
-#include "validate/cuda/reduce_kernel.hpp"
+#include "validate/device/cuda_check.hpp"
+#include "validate/device/gpu_ranks.hpp"
+#include "validate/device/reduce_kernel.hpp"
 
 namespace collsim {
 namespace {

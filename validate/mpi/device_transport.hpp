@@ -1,5 +1,5 @@
 // validate/mpi/device_transport.hpp — the transport of the mpi+cuda backend: the rank's
-// buffer lives on a device behind one in-order stream (validate/device_stream.hpp), and MPI
+// buffer lives on a device behind one in-order stream (validate/device/device_stream.hpp), and MPI
 // moves the messages. Two paths:
 //  * staged (an MPI that cannot read device memory): a send copies its chunk to a pinned
 //    host buffer on the stream and is handed to MPI_Isend once the stream has reached that
@@ -17,7 +17,7 @@
 #include <deque>
 #include <vector>
 
-#include "validate/device_stream.hpp"
+#include "validate/device/device_stream.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 
 namespace collsim {

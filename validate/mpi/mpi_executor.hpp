@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "validate/device_stream.hpp"
+#include "validate/device/device_stream.hpp"
 #include "validate/measurement.hpp"
 #include "validate/progress.hpp"
 #include "validate/rank_execution.hpp"

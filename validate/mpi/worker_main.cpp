@@ -8,7 +8,7 @@
 // Fault injection for the tests (hidden): COLLSIM_FAULT=rank-exit | rank-hang |
 // corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction; for
 // mpi+cuda, COLLSIM_DEVICE=emulated | emulated-direct puts the buffers in host memory behind
-// an emulated stream (validate/device_stream.hpp), messages staged or read directly, so the
+// an emulated stream (validate/device/device_stream.hpp), messages staged or read directly, so the
 // mpi+cuda path is tested where there is no GPU.
 #include <mpi.h>
 #include <unistd.h>
@@ -26,8 +26,8 @@
 #ifdef COLLSIM_WITH_CUDA_DEVICE
 #include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, where this MPI defines it
 
-#include "validate/cuda/cuda_check.hpp"
-#include "validate/cuda/cuda_device_stream.hpp"
+#include "validate/device/cuda_check.hpp"
+#include "validate/device/cuda_device_stream.hpp"
 #endif
 
 namespace {

@@ -2,7 +2,7 @@
 // from one process (ncclCommInitAll). A schedule runs in dependency waves (a transfer's wave
 // is one more than its latest dependency's): each wave's transfers are ncclSend / ncclRecv
 // pairs inside one ncclGroupStart / ncclGroupEnd, then its reductions (the kernel of
-// validate/cuda/reduce_kernel.hpp) on the receivers' streams. ncclAllReduce is the library
+// validate/device/reduce_kernel.hpp) on the receivers' streams. ncclAllReduce is the library
 // reference, timed and verified the same way. Touches: the visible GPUs.
 #pragma once
 

@@ -1,10 +1,10 @@
-// validate/device_stream.hpp — the device memory of one mpi+cuda rank seen through one
+// validate/device/device_stream.hpp — the device memory of one mpi+cuda rank seen through one
 // in-order stream: allocations, asynchronous copies between device and pinned host memory,
 // reductions, and markers that say when everything asked for so far has run. Because every
 // device read and write of a rank goes through its one stream, the stream's order is the
 // order RankExecution issued them in, and the transport needs only markers to know when a
 // chunk may be sent or a host staging buffer reused (validate/mpi/device_transport.hpp).
-// Implementations: CudaDeviceStream (validate/cuda/cuda_device_stream.hpp) and
+// Implementations: CudaDeviceStream (validate/device/cuda_device_stream.hpp) and
 // EmulatedDeviceStream (below: host memory with deferred execution, for tests without a GPU).
 #pragma once
 

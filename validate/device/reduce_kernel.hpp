@@ -1,5 +1,5 @@
-// validate/cuda/reduce_kernel.hpp — the GPU reduction every GPU executor uses: dst[i] += src[i]
-// on a stream (vectorized, grid-stride; validate/cuda/reduce_kernel.cu). Host-callable from
+// validate/device/reduce_kernel.hpp — the GPU reduction every GPU executor uses: dst[i] += src[i]
+// on a stream (vectorized, grid-stride; validate/device/reduce_kernel.cu). Host-callable from
 // plain C++ so the executors stay .cpp files compiled by the host compiler.
 #pragma once
 

@@ -1,4 +1,4 @@
-// validate/cuda/cuda_check.hpp — CUDA runtime calls that fail become collsim::Error with one
+// validate/device/cuda_check.hpp — CUDA runtime calls that fail become collsim::Error with one
 // line naming the call and cudaGetErrorString, so the GPU worker reports them as the MPI
 // worker does (one line, exit 2). Touches nothing but the CUDA runtime's error state.
 #pragma once

@@ -1,5 +1,5 @@
-// validate/device_stream.cpp — the emulated device stream (see the header).
-#include "validate/device_stream.hpp"
+// validate/device/device_stream.cpp — the emulated device stream (see the header).
+#include "validate/device/device_stream.hpp"
 
 #include <algorithm>
 #include <limits>

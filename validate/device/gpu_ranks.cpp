@@ -1,6 +1,6 @@
-// validate/cuda/gpu_ranks.cpp — device buffers, streams, and the timed verified loop (see
+// validate/device/gpu_ranks.cpp — device buffers, streams, and the timed verified loop (see
 // the header).
-#include "validate/cuda/gpu_ranks.hpp"
+#include "validate/device/gpu_ranks.hpp"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "collectives/error.hpp"
-#include "validate/cuda/cuda_check.hpp"
+#include "validate/device/cuda_check.hpp"
 #include "validate/reference_data.hpp"
 
 namespace collsim {

@@ -1,10 +1,10 @@
-// validate/cuda/reduce_kernel.cu — dst += src on the GPU (see reduce_kernel.hpp). The only
+// validate/device/reduce_kernel.cu — dst += src on the GPU (see reduce_kernel.hpp). The only
 // device code of the project, kept small so nvcc's compile time stays short.
-#include "validate/cuda/reduce_kernel.hpp"
+#include "validate/device/reduce_kernel.hpp"
 
 #include <algorithm>
 
-#include "validate/cuda/cuda_check.hpp"
+#include "validate/device/cuda_check.hpp"
 
 namespace collsim {
 namespace {

@@ -1,4 +1,4 @@
-// validate/cuda/gpu_worker_main.cpp — collsim-gpu-worker JOB.json OUT.json: started by
+// validate/workers/gpu_worker_main.cpp — collsim-gpu-worker JOB.json OUT.json: started by
 // `collsim run --backend cuda|nccl` (one process drives every rank; validate/launcher.hpp).
 // JOB is the same job the MPI worker gets (run, or calibrate for cuda: cuda_calibration.hpp);
 // OUT receives the measurements or the calibration samples. An error is

@@ -1,10 +1,10 @@
-// validate/cuda/cuda_device_stream.cpp — one GPU stream as a DeviceStream (see the header).
-#include "validate/cuda/cuda_device_stream.hpp"
+// validate/device/cuda_device_stream.cpp — one GPU stream as a DeviceStream (see the header).
+#include "validate/device/cuda_device_stream.hpp"
 
 #include <algorithm>
 
-#include "validate/cuda/cuda_check.hpp"
-#include "validate/cuda/reduce_kernel.hpp"
+#include "validate/device/cuda_check.hpp"
+#include "validate/device/reduce_kernel.hpp"
 
 namespace collsim {
 

@@ -1,5 +1,5 @@
-// validate/cuda/cuda_check.cpp — CUDA errors as one-line collsim::Error (see the header).
-#include "validate/cuda/cuda_check.hpp"
+// validate/device/cuda_check.cpp — CUDA errors as one-line collsim::Error (see the header).
+#include "validate/device/cuda_check.hpp"
 
 #include <fmt/format.h>
 

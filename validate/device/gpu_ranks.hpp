@@ -1,4 +1,4 @@
-// validate/cuda/gpu_ranks.hpp — the device side of P ranks driven from one process, shared by
+// validate/device/gpu_ranks.hpp — the device side of P ranks driven from one process, shared by
 // the cuda and nccl executors: per rank a GPU (rank r on device r % devices), its buffer (data
 // then scratch, in float elements), a staging buffer for received chunks that are reduced,
 // and a stream. Also the timed, verified iteration loop both executors run.

@@ -1,4 +1,4 @@
-// validate/cuda/cuda_device_stream.hpp — DeviceStream on one GPU (the mpi+cuda backend):
+// validate/device/cuda_device_stream.hpp — DeviceStream on one GPU (the mpi+cuda backend):
 // cudaMalloc'd buffers, cudaMallocHost'd staging, cudaMemcpyAsync and the reduction kernel on
 // one non-blocking stream, and markers as CUDA events queried with cudaEventQuery.
 // Touches: the device it is given (made current in the constructor) and what it allocates.
@@ -9,7 +9,7 @@
 #include <deque>
 #include <vector>
 
-#include "validate/device_stream.hpp"
+#include "validate/device/device_stream.hpp"
 
 namespace collsim {
 

@@ -1,0 +1,77 @@
+// sim/cost_rule.hpp — the one cost rule: the only code that turns a link's numbers (its
+// bandwidth_Bps, its latency_s, its class's alpha_s) into time. Every engine asks it, and so
+// does the SimGrid platform (DESIGN.md section 3, docs/semantics.md):
+//   alone:  a message of s bytes on a route first pays its start-up, the largest class alpha on
+//           the route (once) plus the sum of its hop latencies, then drains at the route's
+//           bottleneck bandwidth. The analytic engine charges start-up + s / bottleneck (as
+//           alpha + s * beta); the flow engine and SimGrid pay the start-up before the bytes move.
+//   shared: each link offers its capacity, divided max-min fairly among the flows crossing it
+//           (the flow engine's MaxMinSharing, SimGrid's link bandwidth).
+// The rule takes the message size so that size-dependent corrections (a link class's
+// efficiency, SMPI-style bandwidth and latency factors by size) can enter here and nowhere
+// else; today there are none and the size does not change the result. A shared flow never
+// drains faster than its bandwidth alone: today that holds by itself (a max-min share never
+// exceeds the route's bottleneck); a correction that lowers a message's bandwidth alone below
+// its links' capacities must also bound its flow (as SimGrid's bandwidth factor bounds one).
+// Touches nothing but its arguments (and the cache an engine keeps per route).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "collectives/cost_model.hpp"
+#include "topologies/network.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim {
+
+// The bandwidth of an empty route (both ranks on one vertex): nothing limits it.
+inline constexpr double kNoBottleneck_Bps = std::numeric_limits<double>::infinity();
+
+// What one message pays on a route it has to itself.
+struct RouteCost {
+  double startup_s = 0;                       // largest class alpha + summed hop latencies
+  double bandwidth_Bps = kNoBottleneck_Bps;   // the bottleneck
+
+  // The analytic engine's form: alpha = start-up, beta = 1 / bandwidth (0 on an empty route).
+  LinkCost as_link_cost() const { return {startup_s, bandwidth_Bps == kNoBottleneck_Bps ? 0.0 : 1.0 / bandwidth_Bps}; }
+};
+
+// A message of `bytes` alone on `route` (the links it crosses, in order).
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes);
+
+// What `link` offers the flows that share it, in bytes/s.
+double shared_capacity_Bps(const Network& network, LinkId link);
+
+// A route's cost at the last message size asked. A rank pair mostly sends one size (a ring's
+// chunks), so the engines keep one of these per pair and ask the rule again only when the
+// size changes: the rule stays a function of the size without costing the engines' speed.
+class RouteCostCache {
+ public:
+  const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
+    if (!valid_ || bytes != bytes_) {
+      cost_ = route_cost(network, route, bytes);
+      bytes_ = bytes;
+      valid_ = true;
+    }
+    return cost_;
+  }
+
+ private:
+  RouteCost cost_;
+  std::uint64_t bytes_ = 0;
+  bool valid_ = false;
+};
+
+// What the route between two ranks offers (flow id 0's route), by the rule before any
+// correction by message size: the start-up as alpha, 1 / the bottleneck as beta. For
+// `collsim topo --route` and the flat stand-in below.
+LinkCost pair_cost(const Topology& topology, Rank src, Rank dst);
+
+// The two-class flat model closest to this network, for the closed forms and the lower bound:
+// the cheapest alpha and beta among rank 0's routes (pair_cost) to ranks on its node (intra)
+// and on other nodes (inter); ranks_per_node is the node size.
+CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte);
+
+}  // namespace collsim

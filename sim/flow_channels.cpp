@@ -1,0 +1,68 @@
+// sim/flow_channels.cpp — flow slots, rank-pair channels and their routes (see the header).
+#include "sim/flow_channels.hpp"
+
+namespace collsim::flow {
+
+FlowChannels::Opened FlowChannels::open(TransferId id, Rank src, Rank dst, std::uint64_t bytes) {
+  const std::uint32_t channel = channel_of(src, dst, id);
+  const std::uint32_t slot = new_slot();
+  Flow& f = flows_[slot];
+  f.transfer = id;
+  f.channel = channel;
+  f.cached = channels_[channel].cached;
+  if (f.cached) {
+    f.route_begin = channels_[channel].route_begin;
+    f.route_length = channels_[channel].route_length;
+    return {slot, channels_[channel].cost.at(topology_.network, links(slot), bytes).startup_s};
+  }
+  own_route_[slot].clear();
+  topology_.route(src, dst, id, own_route_[slot]);
+  f.route_begin = 0;
+  f.route_length = std::uint32_t(own_route_[slot].size());
+  return {slot, route_cost(topology_.network, links(slot), bytes).startup_s};
+}
+
+std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {
+  const std::uint32_t index = pair_index_.find_or_add(src, dst, std::uint32_t(channels_.size()));
+  if (index < channels_.size()) return index;
+  Channel& c = channels_.emplace_back();
+  if (per_pair_routes_) {
+    c.route_begin = std::uint32_t(pool_.size());
+    topology_.route(src, dst, id, pool_);
+    c.route_length = std::uint32_t(pool_.size() - c.route_begin);
+    c.cached = true;
+  }
+  return index;
+}
+
+std::uint32_t FlowChannels::new_slot() {
+  if (!free_.empty()) {
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  flows_.emplace_back();
+  own_route_.emplace_back();
+  return std::uint32_t(flows_.size() - 1);
+}
+
+bool FlowChannels::queue_if_busy(std::uint32_t slot) {
+  Channel& c = channels_[flows_[slot].channel];
+  if (c.active == kNone) return false;
+  flows_[slot].next = kNone;
+  (c.head == kNone ? c.head : flows_[c.tail].next) = slot;
+  c.tail = slot;
+  return true;
+}
+
+std::uint32_t FlowChannels::take_next(std::uint32_t slot) {
+  Channel& c = channels_[flows_[slot].channel];
+  const std::uint32_t next = c.head;
+  if (next != kNone) {
+    c.head = flows_[next].next;
+    if (c.head == kNone) c.tail = kNone;
+  }
+  return next;
+}
+
+}  // namespace collsim::flow

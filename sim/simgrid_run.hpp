@@ -1,0 +1,124 @@
+// sim/simgrid_run.hpp — what the SimGrid engine's rank actors share (internal; needs SimGrid):
+// the schedule's rank-pair channels with their routes and start-ups (by the cost rule), the
+// dependency edges and which rank hands each one on, every rank's plan, the inboxes and
+// doorbells through which a rank hands a ready transfer to the rank that sends it, and the
+// times that make the outcome. SimGrid runs the actors one at a time, so nothing here locks.
+// Built before the s4u::Engine; its mailboxes are opened once the engine exists.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <simgrid/forward.h>
+
+#include "collectives/schedule.hpp"
+#include "sim/cost_rule.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::simgrid_engine {
+
+inline constexpr std::uint32_t kLocal = ~0u;  // the channel of a local transfer: none
+
+// A (src, dst) rank pair: an in-order channel with a mailbox of its own.
+struct Channel {
+  Rank src = 0, dst = 0;
+  std::uint32_t route_begin = 0, route_length = 0;  // its links in the run's pool
+  RouteCostCache cost;       // by the cost rule, as the flow engine: the start-up is the delay
+  std::uint32_t transfers = 0;
+  std::uint32_t out_slot = 0, in_slot = 0;  // its index among the sender's / receiver's channels
+  simgrid::s4u::Mailbox* mailbox = nullptr;
+};
+
+struct RankPlan {
+  std::vector<std::uint32_t> out, in;       // channels it sends on, receives from
+  std::vector<TransferId> initially_ready;  // its transfers without dependencies, by id
+  std::size_t events = 0;                   // sends, arrivals and reductions it must see end
+};
+
+class Run {
+ public:
+  Run(const Schedule& schedule, const Topology& topology, double gamma)
+      : schedule_(schedule), network_(topology.network), gamma_(gamma), channel_of_(schedule.size(), kLocal),
+        waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
+        ranks_(schedule.info().ranks), inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
+    open_channels(topology);
+    index_successors();
+    plan_ranks();
+  }
+
+  const Schedule& schedule() const { return schedule_; }
+  const RankPlan& plan(Rank r) const { return ranks_[r]; }
+  Channel& channel(std::uint32_t c) { return channels_[c]; }
+  std::uint32_t channel_of(TransferId id) const { return channel_of_[id]; }
+  // The delay of a network transfer before its bytes move: alpha and its route's latency.
+  double startup_s(TransferId id) {
+    Channel& c = channels_[channel_of_[id]];
+    const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id)).startup_s;
+  }
+  std::span<const TransferId> successors(TransferId id) const {
+    return {successors_.data() + successor_begin_[id], successors_.data() + successor_begin_[id + 1]};
+  }
+  std::uint32_t& waiting(TransferId id) { return waiting_[id]; }
+  Rank owner(TransferId id) const { return schedule_.transfer(id).src; }
+
+  // A copy is done when it arrives; a reduction when the receiver has reduced it (at once
+  // with gamma 0). Local transfers arrive when they are ready.
+  bool done_at_arrival(TransferId id) const { return schedule_.transfer(id).op == Op::copy || gamma_ == 0; }
+
+  // The rank that hands the dependency `from` -> `to` on: one that sees `from` complete.
+  // Both ends see a network copy arrive; the sender takes the edges to its own transfers.
+  Rank processor(TransferId from, TransferId to) const {
+    const Transfer x = schedule_.transfer(from);
+    if (!x.is_local() && done_at_arrival(from) && owner(to) == x.src) return x.src;
+    return x.dst;
+  }
+
+  // Every pair that needs a route: the channels, and each (processor, owner) doorbell pair.
+  std::vector<std::pair<Rank, Rank>> routed_pairs() const;
+
+  void open_mailboxes();
+  simgrid::s4u::Mailbox* doorbell(Rank r) const { return doorbells_[r]; }
+
+  // `id`, another rank's to send, is ready: into its owner's inbox, and ring unless rung.
+  void hand_over(TransferId id);
+  std::vector<TransferId> take_inbox(Rank r) {
+    bell_rung_[r] = false;
+    return std::exchange(inbox_[r], {});
+  }
+
+  void arrived(TransferId id, double now) { arrival_s_[id] = now; }
+  void completed(TransferId id, double now) {
+    done_s_[id] = now;
+    ++completed_;
+  }
+  std::uint64_t completed() const { return completed_; }
+  double last_done_s() const;  // the latest completion
+  // Per rank, as the flow engine: its last arrival as a source, its last completion as a destination.
+  std::vector<double> rank_finish_s() const;
+
+ private:
+  void open_channels(const Topology& topology);
+  void index_successors();
+  void plan_ranks();
+
+  const Schedule& schedule_;
+  const Network& network_;
+  double gamma_;
+  std::vector<Channel> channels_;
+  std::vector<LinkId> route_pool_;         // the channels' routes
+  std::vector<std::uint32_t> channel_of_;  // per transfer
+  std::vector<std::uint32_t> successor_begin_;
+  std::vector<TransferId> successors_;
+  std::vector<std::uint32_t> waiting_;     // dependencies not yet done
+  std::vector<double> arrival_s_, done_s_;
+  std::uint64_t completed_ = 0;
+  std::vector<RankPlan> ranks_;
+  std::vector<std::vector<TransferId>> inbox_;  // per rank: handed over, not yet taken
+  std::vector<bool> bell_rung_;
+  std::vector<simgrid::s4u::Mailbox*> doorbells_;
+};
+
+}  // namespace collsim::simgrid_engine

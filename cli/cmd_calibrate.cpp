@@ -46,7 +46,7 @@ void add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
   CalibrateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("calibrate", "Measure alpha, beta, gamma and shared capacity; write a cluster YAML");
-  cmd->add_option("--backend", o.job.backend, "mpi (processes on this node) or cuda (virtual ranks on one GPU)")->required();
+  add_backend_option(*cmd, o.job.backend, true);
   cmd->add_option("-p,--ranks", o.job.ranks, "Ranks (pairs for the concurrent test)")
       ->capture_default_str()
       ->check(whole_number(2, kMaxExecutedRanks));

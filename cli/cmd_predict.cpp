@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"
+#include "sim/engine_table.hpp"
 #include "sim/flow_report.hpp"
 #include "sim/prediction.hpp"
 #include "sim/trace.hpp"
@@ -90,17 +91,13 @@ std::string describe_links(const CostModel& cost) {
 }
 
 void print_header(const ClusterConfig& c, const PredictionRequest& r) {
-  const std::string model =
-      r.engine == "flow"      ? "flows share links max-min fairly; no ports, one in-order channel per rank pair"
-      : r.engine == "simgrid" ? "SimGrid CM02 shares links max-min fairly; no ports, one in-order channel per rank pair"
-      : r.analytic.one_port   ? "one-port, contention-free"
-                              : "unlimited ports, contention-free";
+  const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n", to_string(r.collective), r.ranks, c.name,
-             r.engine, model);
+             r.engine, engine.model(r));
   if (c.topology) {
     const Topology& t = *c.topology;
-    const char* cost = r.engine != "analytic" ? "alpha + latencies, then bytes at a max-min share of every link"
-                                              : "largest alpha + latencies, bottleneck bandwidth";
+    const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
+                                         : "largest alpha + latencies, bottleneck bandwidth";
     fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
                to_string(t.routing), describe(t.placement), cost);
     fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n\n",
@@ -114,10 +111,9 @@ void print_header(const ClusterConfig& c, const PredictionRequest& r) {
 void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r,
                  const std::vector<std::string>& details) {
   print_header(c, r);
-  const bool compared = r.engine != "analytic";
-  const char* ratio = r.engine == "flow" ? "flow/an." : "sg/an.";
+  const EngineEntry& engine = find_engine(r.engine);
   fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
-             compared ? fmt::format(" {:>11} {:>8}", "analytic", ratio) : "", "algbw GB/s", "busbw GB/s",
+             engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s", "busbw GB/s",
              "x bound");
   std::uint64_t previous = ~0ull;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -154,7 +150,7 @@ void print_csv(const std::vector<PredictionRecord>& records) {
 // (algorithm, bytes), since --algo auto keeps only the winners.
 struct FlowOutputs {
   FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
-    if ((!o.trace.empty() || o.detail) && r.engine != "flow")
+    if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
       throw Error("--trace and --detail report on flow-engine runs: add --engine flow");
     if (o.detail && o.format == Format::csv) throw Error("--detail prints as a table or JSON, not CSV");
     if (!o.trace.empty()) {
@@ -232,6 +228,14 @@ void run(const PredictOptions& o) {
   }
 }
 
+// --engine's help: the engines of this build, from the table.
+std::string engine_help() {
+  std::string help = "Engine.";
+  for (const EngineEntry& e : engine_table()) help += fmt::format(" {}: {};", e.name, e.help);
+  help.back() = '.';
+  return help;
+}
+
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -246,10 +250,7 @@ void add_predict_command(CLI::App& app) {
   add_collective_option(*cmd, o.collective);
   add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, e.g. 1K,64M,1G or 1K:1G (default: the config's)");
-  cmd->add_option("-e,--engine", o.engine,
-                  "Engine: analytic (contention-free), flow (links shared max-min fairly; needs a topology) or "
-                  "simgrid (the same on SimGrid, to cross-check flow; builds with SimGrid only)")
-      ->capture_default_str();
+  cmd->add_option("-e,--engine", o.engine, engine_help())->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
       ->check(one_of({"one", "unlimited"}))
       ->capture_default_str();

@@ -78,8 +78,7 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   RunOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("run", "Execute schedules for real (MPI ranks, CUDA, NCCL), verify and time them");
-  cmd->add_option("--backend", o.backend, "mpi (one process per rank, through mpirun), cuda, mpi+cuda or nccl")
-      ->required();
+  add_backend_option(*cmd, o.backend, false);
   add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32), e.g. 4K,1M or 4K:16M")->capture_default_str();
   add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks)->required();

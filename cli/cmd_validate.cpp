@@ -125,7 +125,7 @@ void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   ValidateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("validate", "Calibrate, predict (flow engine), execute, and report predicted vs measured");
-  cmd->add_option("--backend", o.backend, "mpi or cuda (calibrated backends)")->required();
+  add_backend_option(*cmd, o.backend, true);
   add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks, "Rank counts, e.g. 2,4")->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32)")->capture_default_str();
   add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();

@@ -21,4 +21,8 @@ void add_validate_command(CLI::App& app);
 // (launch.timeout_s holds the command's default on entry).
 void add_launch_options(CLI::App& cmd, LaunchOptions& launch);
 
+// --backend NAME, its help listing the backends from the table (only those that calibrate
+// where `calibrating`).
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating);
+
 }  // namespace collsim::cli

@@ -5,7 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "validate/backends.hpp"
+
 namespace collsim::cli {
+
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating) {
+  std::string help = "Backend.";
+  for (const BackendEntry& b : backend_table())
+    if (b.calibrates || !calibrating) help += fmt::format(" {}: {};", b.name, b.help);
+  help.back() = '.';
+  return cmd.add_option("--backend", backend, help)->required();
+}
 
 void add_launch_options(CLI::App& cmd, LaunchOptions& launch) {
   cmd.add_option("--timeout", launch.timeout_s,

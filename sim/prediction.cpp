@@ -9,8 +9,9 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
+#include "collectives/units.hpp"
 #include "sim/cost_rule.hpp"
-#include "sim/flow_engine.hpp"
+#include "sim/engine_table.hpp"
 
 namespace collsim {
 namespace {
@@ -45,28 +46,6 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   return names;
 }
 
-double cost_analytic(const PredictionRequest& r, const Schedule& schedule, const AnalyticOptions& options) {
-  if (!r.topology) return run_analytic(schedule, r.cost, options).time_s;
-  return run_analytic(schedule, *r.topology, r.cost.gamma_s_per_byte, options).time_s;
-}
-
-double run_simgrid_engine([[maybe_unused]] const PredictionRequest& r, [[maybe_unused]] const Schedule& schedule) {
-#ifdef COLLSIM_HAVE_SIMGRID
-  return run_simgrid(schedule, *r.topology, r.cost.gamma_s_per_byte, r.simgrid).time_s;
-#else
-  throw Error("engine 'simgrid' is not available in this build");  // predict() checks this first
-#endif
-}
-
-// The contention engines need links to share and, for simgrid, one route per rank pair.
-void check_engine_fits(const PredictionRequest& r) {
-  if ((r.engine == "flow" || r.engine == "simgrid") && !r.topology)
-    throw Error(fmt::format("engine '{}' needs a cluster with a topology (a flat network has no links to share)", r.engine));
-  if (r.engine == "simgrid" && r.topology->routing != RoutingMode::minimal && r.topology->routing != RoutingMode::shortest_path)
-    throw Error(fmt::format("engine 'simgrid' needs one route per rank pair (routing minimal or shortest-path), not {}",
-                            to_string(r.topology->routing)));
-}
-
 // `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
 PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
                              std::uint64_t bytes) {
@@ -81,40 +60,29 @@ PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, 
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   rec.segments = schedule.info().segments;
   rec.transfers = schedule.size();
+  const EngineEntry& engine = find_engine(r.engine);
   FlowResult flow;
-  if (r.engine == "flow") {
-    flow = run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte, r.flow);
-    rec.time_s = flow.time_s;
-    rec.analytic_s = cost_analytic(r, schedule, r.analytic);
-  } else if (r.engine == "simgrid") {
-    rec.time_s = run_simgrid_engine(r, schedule);
-    rec.analytic_s = cost_analytic(r, schedule, r.analytic);
-  } else {
-    rec.time_s = cost_analytic(r, schedule, r.analytic);
-  }
-  rec.algbw_GBps = rec.time_s > 0 ? double(bytes) / rec.time_s / 1e9 : 0;
+  rec.time_s = engine.run(r, schedule, flow);
+  if (engine.contention) rec.analytic_s = find_engine("analytic").run(r, schedule, flow);
+  rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, flat);
-  if (r.engine == "analytic" && r.analytic.one_port) rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat);
-  if (r.engine == "flow" && r.on_flow_run) r.on_flow_run(rec, schedule, flow);
+  if (!engine.contention && r.analytic.one_port)
+    rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat);
+  if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
 }
 
 }  // namespace
 
 std::vector<std::string> available_engines() {
-#ifdef COLLSIM_HAVE_SIMGRID
-  return {"analytic", "flow", "simgrid"};
-#else
-  return {"analytic", "flow"};
-#endif
+  std::vector<std::string> names;
+  for (const EngineEntry& e : engine_table()) names.emplace_back(e.name);
+  return names;
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const std::string&)>& progress) {
-  const auto engines = available_engines();
-  if (std::find(engines.begin(), engines.end(), r.engine) == engines.end())
-    throw Error(fmt::format("engine '{}' is not available in this build (available: {})", r.engine, fmt::join(engines, ", ")));
-  check_engine_fits(r);
+  check_engine_fits(find_engine(r.engine), r);
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";

@@ -2,14 +2,16 @@
 #include "validate/execution_runs.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "collectives/error.hpp"
+#include "validate/backends.hpp"
 #include "validate/launcher.hpp"
 
 namespace collsim {
 
 void check_job(const ExecutionJob& job) {
-  check_backend(job.backend);
+  find_backend(job.backend);
   if (job.request.ranks < 1) throw Error("--ranks must be at least 1");
   if (job.request.sizes.empty()) throw Error("no sizes to run");
   // Generates and checks every schedule once here, so bad requests fail before launching.
@@ -27,10 +29,20 @@ std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& l
   return measurements;
 }
 
+namespace {
+
+std::string calibrated_backends() {
+  std::vector<std::string_view> names;
+  for (const BackendEntry& b : backend_table())
+    if (b.calibrates) names.push_back(b.name);
+  return fmt::format("{}", fmt::join(names, " and "));
+}
+
+}  // namespace
+
 CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
-  check_backend(job.backend);
-  if (job.backend != "mpi" && job.backend != "cuda")
-    throw Error(fmt::format("calibration of backend '{}' is not implemented (only mpi and cuda)", job.backend));
+  if (!find_backend(job.backend).calibrates)
+    throw Error(fmt::format("calibration of backend '{}' is not implemented (only {})", job.backend, calibrated_backends()));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
   if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
   if (job.repeats < 1) throw Error("--repeats must be at least 1");

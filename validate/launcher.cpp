@@ -16,6 +16,7 @@
 
 #include "collectives/error.hpp"
 #include "collectives/file_io.hpp"
+#include "validate/backends.hpp"
 #include "validate/progress.hpp"
 
 namespace collsim {
@@ -40,44 +41,16 @@ struct TempDir {
   fs::path path;
 };
 
-// The worker each backend runs, and why it may be missing.
-struct WorkerBinary {
-  const char* name;
-  const char* missing_because;
-};
-
-WorkerBinary worker_of(const std::string& backend) {
-#ifdef COLLSIM_GPU_WORKER_CONFIGURED
-  constexpr const char* gpu_missing = "collsim-gpu-worker is missing next to collsim (run `make build`, or build the collsim-gpu-worker target)";
-#else
-  constexpr const char* gpu_missing = "collsim was configured without the CUDA toolkit (needs /usr/local/cuda/bin/nvcc; see "
-                                      "COLLSIM_WITH_CUDA)";
-#endif
-#ifdef COLLSIM_MPI_WORKER_CONFIGURED
-  constexpr const char* mpi_missing = "collsim-mpi-worker is missing next to collsim (run `make build`, or build the "
-                                      "collsim-mpi-worker target)";
-#else
-  constexpr const char* mpi_missing = "collsim was configured without MPI (run `make deps` to install libopenmpi-dev, then "
-                                      "reconfigure)";
-#endif
-  if (backend == "mpi") return {"collsim-mpi-worker", mpi_missing};
-  if (backend == "mpi+cuda")
-    return {"collsim-mpi-cuda-worker",
-            "it needs both MPI (libopenmpi-dev) and the CUDA toolkit (/usr/local/cuda/bin/nvcc) at configure time"};
-  return {"collsim-gpu-worker", gpu_missing};
-}
-
-fs::path worker_binary(const std::string& backend) {
-  const WorkerBinary worker = worker_of(backend);
-  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / worker.name;
+fs::path worker_binary(const BackendEntry& backend) {
+  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / backend.worker;
   if (fs::exists(path)) return path;
-  throw Error(fmt::format("backend '{}' is not built: {}", backend, worker.missing_because));
+  throw Error(fmt::format("backend '{}' is not built: {}", backend.name, backend.missing_because));
 }
 
 std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& job, const fs::path& out) {
-  const std::vector<std::string> program{worker_binary(r.backend).string(), job.string(), out.string()};
-  // cuda and nccl drive every rank from one process; mpi and mpi+cuda use one process per rank.
-  if (r.backend == "cuda" || r.backend == "nccl") return program;
+  const BackendEntry& backend = find_backend(r.backend);
+  const std::vector<std::string> program{worker_binary(backend).string(), job.string(), out.string()};
+  if (backend.one_process) return program;
   return mpirun_command(r.ranks, program, r.launch);
 }
 
@@ -194,17 +167,6 @@ std::string failure_message(const fs::path& log, int status) {
 
 }  // namespace
 
-const std::vector<std::string>& backend_names() {
-  static const std::vector<std::string> names{"mpi", "cuda", "mpi+cuda", "nccl"};
-  return names;
-}
-
-void check_backend(const std::string& backend) {
-  for (const std::string& b : backend_names())
-    if (b == backend) return;
-  throw Error(fmt::format("unknown backend '{}' (expected one of: {})", backend, fmt::join(backend_names(), ", ")));
-}
-
 std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::string>& program,
                                         const LaunchOptions& launch) {
   std::vector<std::string> command{COLLSIM_MPIEXEC, "-np", std::to_string(ranks), "--bind-to", "none"};
@@ -222,11 +184,10 @@ std::vector<std::string> mpirun_command(Rank ranks, const std::vector<std::strin
 }
 
 nlohmann::json launch_worker(const LaunchRequest& request) {
-  check_backend(request.backend);
+  const BackendEntry& backend = find_backend(request.backend);
   if (request.ranks < 1) throw Error("--ranks must be at least 1");
-  if (!request.launch.hostfile.empty() && !std::ifstream(request.launch.hostfile))
-    throw Error(fmt::format("cannot read hostfile '{}'", request.launch.hostfile));
-  if (!request.launch.hostfile.empty() && (request.backend == "cuda" || request.backend == "nccl"))
+  if (!request.launch.hostfile.empty()) read_text_file(request.launch.hostfile, "hostfile");  // readable, not a folder
+  if (!request.launch.hostfile.empty() && backend.one_process)
     throw Error(fmt::format("backend '{}' runs in one process on this node: --hostfile needs mpi or mpi+cuda", request.backend));
   TempDir dir;
   const fs::path job = dir.path / "job.json", out = dir.path / "out.json", log = dir.path / "log.txt";

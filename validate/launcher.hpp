@@ -21,8 +21,6 @@ namespace collsim {
 // The most ranks an execution may start (processes or virtual ranks on this machine).
 inline constexpr Rank kMaxExecutedRanks = 4096;
 
-const std::vector<std::string>& backend_names();  // mpi, cuda, mpi+cuda, nccl
-void check_backend(const std::string& backend);    // throws Error naming the valid ones
 
 // How the workers are started, from the command line (--timeout, --hostfile, --mpirun-arg).
 struct LaunchOptions {

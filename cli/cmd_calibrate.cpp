@@ -47,9 +47,7 @@ void add_calibrate_command(CLI::App& app) {
   CalibrateOptions& o = *options;
   CLI::App* cmd = app.add_subcommand("calibrate", "Measure alpha, beta, gamma and shared capacity; write a cluster YAML");
   add_backend_option(*cmd, o.job.backend, true);
-  cmd->add_option("-p,--ranks", o.job.ranks, "Ranks (pairs for the concurrent test)")
-      ->capture_default_str()
-      ->check(whole_number(2, kMaxExecutedRanks));
+  add_ranks_option(*cmd, o.job.ranks, kMaxExecutedRanks, "Ranks (pairs for the concurrent test)", 2)->capture_default_str();
   cmd->add_option("--max-bytes", o.max_bytes, "Largest ping-pong message (1 B .. this)")->capture_default_str();
   cmd->add_option("--seconds-per-point", o.job.seconds_per_point, "Time spent on each size")
       ->capture_default_str()

@@ -89,8 +89,8 @@ void add_format_option(CLI::App& app, Format& format, bool with_csv) {
       ->default_str("table");
 }
 
-CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help) {
-  return app.add_option("-p,--ranks", ranks, help)->check(whole_number(1, max));
+CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help, Rank min) {
+  return app.add_option("-p,--ranks", ranks, help)->check(whole_number(min, max));
 }
 
 CLI::Option* add_ranks_option(CLI::App& app, std::vector<Rank>& ranks, Rank max, const std::string& help) {

@@ -21,8 +21,9 @@ enum class Format { table, csv, json };
 // --format table|json, and csv where the command prints rows.
 void add_format_option(CLI::App& app, Format& format, bool with_csv = true);
 
-// -p,--ranks P: the number of ranks, 1..max. The list form (validate) takes "2,4".
-CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help = "Number of ranks P");
+// -p,--ranks P: the number of ranks, min..max. The list form (validate) takes "2,4".
+CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help = "Number of ranks P",
+                              Rank min = 1);
 CLI::Option* add_ranks_option(CLI::App& app, std::vector<Rank>& ranks, Rank max, const std::string& help);
 
 // -b,--bytes SIZES: bytes per rank, "4096", "64K", a list "1K,64M" or a range "1K:1G"

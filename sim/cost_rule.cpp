@@ -1,5 +1,5 @@
-// sim/cost_rule.cpp — the cost rule (see the header): the datasheet rule, the corrections by
-// message size (none yet), and what the route between two ranks offers.
+// sim/cost_rule.cpp — the cost rule (see the header): the datasheet rule with each class's
+// efficiency and size factors, and what the route between two ranks offers.
 #include "sim/cost_rule.hpp"
 
 #include <algorithm>
@@ -8,15 +8,19 @@
 namespace collsim {
 namespace {
 
-// From the links' own numbers: alpha is a per-message overhead, so the route pays its largest
-// once; latencies add up hop by hop; the slowest link limits the bytes.
-RouteCost datasheet_cost(const Network& network, std::span<const LinkId> route) {
+// A message of `bytes` on `route`: alpha is a per-message overhead, so the route pays its
+// largest once; latencies add up hop by hop; the slowest link limits the bytes. Each link
+// class contributes its efficiency (a share of its datasheet rate) and the row of its size
+// factors for this size: a factor on the bandwidth, and on the alpha and latency.
+RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
   for (LinkId l : route) {
     const Link& link = network.link(l);
-    alpha_s = std::max(alpha_s, network.link_class(link.link_class).alpha_s);
-    latency_s += link.latency_s;
-    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps);
+    const LinkClass& c = network.link_class(link.link_class);
+    const SizeFactor f = c.factor_at(bytes);
+    alpha_s = std::max(alpha_s, c.alpha_s * f.latency);
+    latency_s += link.latency_s * f.latency;
+    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * f.bandwidth);
   }
   return {alpha_s + latency_s, bottleneck_Bps};
 }
@@ -31,23 +35,26 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 
 }  // namespace
 
-// Size corrections (a class's efficiency, factors by message size) apply here, to the
-// datasheet cost; there are none yet.
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t /*bytes*/) {
-  return datasheet_cost(network, route);
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
+  return corrected_cost(network, route, bytes);
 }
 
-double shared_capacity_Bps(const Network& network, LinkId link) { return network.link(link).bandwidth_Bps; }
-
-LinkCost pair_cost(const Topology& topology, Rank src, Rank dst) {
-  return datasheet_cost(topology.network, route_of(topology, src, dst)).as_link_cost();
+// Efficiency is the link's own (its framing and protocol take that share of every byte it
+// carries, whoever sends it); size factors belong to each message (route_cost), not the link.
+double shared_capacity_Bps(const Network& network, LinkId link) {
+  const Link& l = network.link(link);
+  return l.bandwidth_Bps * network.link_class(l.link_class).efficiency;
 }
 
-CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte) {
+LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes) {
+  return corrected_cost(topology.network, route_of(topology, src, dst), bytes).as_link_cost();
+}
+
+CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
   LinkCost intra{kNone, kNone}, inter{kNone, kNone};
   for (Rank r = 1; r < topology.ranks(); ++r) {
-    const LinkCost c = pair_cost(topology, 0, r);
+    const LinkCost c = pair_cost(topology, 0, r, message_bytes);
     LinkCost& best = topology.node_of(r) == topology.node_of(0) ? intra : inter;
     best.alpha_s = std::min(best.alpha_s, c.alpha_s);
     best.beta_s_per_byte = std::min(best.beta_s_per_byte, c.beta_s_per_byte);

@@ -1,18 +1,21 @@
 // sim/cost_rule.hpp — the one cost rule: the only code that turns a link's numbers (its
-// bandwidth_Bps, its latency_s, its class's alpha_s) into time. Every engine asks it, and so
-// does the SimGrid platform (DESIGN.md section 3, docs/semantics.md):
+// bandwidth_Bps, its latency_s, its class's alpha_s, efficiency and size factors) into time.
+// Every engine asks it, and so does the SimGrid platform (DESIGN.md section 3,
+// docs/semantics.md):
 //   alone:  a message of s bytes on a route first pays its start-up, the largest class alpha on
-//           the route (once) plus the sum of its hop latencies, then drains at the route's
-//           bottleneck bandwidth. The analytic engine charges start-up + s / bottleneck (as
-//           alpha + s * beta); the flow engine and SimGrid pay the start-up before the bytes move.
-//   shared: each link offers its capacity, divided max-min fairly among the flows crossing it
-//           (the flow engine's MaxMinSharing, SimGrid's link bandwidth).
-// The rule takes the message size so that size-dependent corrections (a link class's
-// efficiency, SMPI-style bandwidth and latency factors by size) can enter here and nowhere
-// else; today there are none and the size does not change the result. A shared flow never
-// drains faster than its bandwidth alone: today that holds by itself (a max-min share never
-// exceeds the route's bottleneck); a correction that lowers a message's bandwidth alone below
-// its links' capacities must also bound its flow (as SimGrid's bandwidth factor bounds one).
+//           the route (once) plus the sum of its hop latencies, each times its class's latency
+//           factor at s; then drains at the route's bottleneck, the smallest of bandwidth_Bps x
+//           efficiency x bandwidth factor at s over its links. The analytic engine charges
+//           start-up + s / bottleneck (as alpha + s * beta); the flow engine and SimGrid pay the
+//           start-up before the bytes move.
+//   shared: each link offers bandwidth_Bps x efficiency (its class's), divided max-min fairly
+//           among the flows crossing it (the flow engine's MaxMinSharing, SimGrid's link
+//           bandwidth); a flow never drains faster than its bandwidth alone, which its size
+//           factors may make lower than any link's capacity: the flow engine then bounds the
+//           flow, SimGrid sets the communication's rate (Comm::set_rate).
+// Efficiency belongs to the link (framing and protocol take that share of every byte it
+// carries); size factors belong to the message (a small message cannot fill the pipe).
+// With efficiency 1 and no size factors this is the datasheet rule, unchanged.
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -64,14 +67,19 @@ class RouteCostCache {
   bool valid_ = false;
 };
 
-// What the route between two ranks offers (flow id 0's route), by the rule before any
-// correction by message size: the start-up as alpha, 1 / the bottleneck as beta. For
-// `collsim topo --route` and the flat stand-in below.
-LinkCost pair_cost(const Topology& topology, Rank src, Rank dst);
+// The largest message size: what the rule gives for large messages (the last size-factor row).
+inline constexpr std::uint64_t kLargeMessage = std::uint64_t(1) << 62;
 
-// The two-class flat model closest to this network, for the closed forms and the lower bound:
-// the cheapest alpha and beta among rank 0's routes (pair_cost) to ranks on its node (intra)
-// and on other nodes (inter); ranks_per_node is the node size.
-CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte);
+// What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
+// start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat
+// stand-in below.
+LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes = kLargeMessage);
+
+// The two-class flat model closest to this network for messages of `message_bytes`, for the
+// closed forms and the lower bound: the cheapest alpha and beta among rank 0's routes
+// (pair_cost) to ranks on its node (intra) and on other nodes (inter); ranks_per_node is the
+// node size.
+CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
+                                std::uint64_t message_bytes = kLargeMessage);
 
 }  // namespace collsim

@@ -13,13 +13,17 @@ FlowChannels::Opened FlowChannels::open(TransferId id, Rank src, Rank dst, std::
   if (f.cached) {
     f.route_begin = channels_[channel].route_begin;
     f.route_length = channels_[channel].route_length;
-    return {slot, channels_[channel].cost.at(topology_.network, links(slot), bytes).startup_s};
+    const RouteCost& cost = channels_[channel].cost.at(topology_.network, links(slot), bytes);
+    f.alone_Bps = cost.bandwidth_Bps;
+    return {slot, cost.startup_s};
   }
   own_route_[slot].clear();
   topology_.route(src, dst, id, own_route_[slot]);
   f.route_begin = 0;
   f.route_length = std::uint32_t(own_route_[slot].size());
-  return {slot, route_cost(topology_.network, links(slot), bytes).startup_s};
+  const RouteCost cost = route_cost(topology_.network, links(slot), bytes);
+  f.alone_Bps = cost.bandwidth_Bps;
+  return {slot, cost.startup_s};
 }
 
 std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {

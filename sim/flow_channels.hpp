@@ -25,6 +25,7 @@ struct Flow {
   bool cached = false;                              // its route is its channel's
   bool active = false;                              // draining
   double remaining = 0, rate = 0, since = 0;
+  double alone_Bps = 0;  // its bandwidth alone by the cost rule: it never drains faster
   std::uint32_t version = 0;  // stale end events carry an older one
 };
 

@@ -163,18 +163,18 @@ class FlowSimulation {
     f.active = true;
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
-    sharing_.add(slot, channels_.links(slot));
+    sharing_.add(slot, channels_.links(slot), f.alone_Bps);
   }
 
-  // The last byte drained. The channel's next transfer takes over: on the same route it keeps
-  // the flow and its rate (no link sees a change, nothing to re-solve); else the flow leaves
-  // its links and the next one joins.
+  // The last byte drained. The channel's next transfer takes over: on the same route, with the
+  // same bandwidth alone (its size factors), it keeps the flow and its rate (no link sees a
+  // change, nothing to re-solve); else the flow leaves its links and the next one joins.
   void finish_flow(std::uint32_t slot, double now) {
     Flow& f = channels_[slot];
     const TransferId finished = f.transfer;
     links_.carried(channels_.links(slot), double(facts(finished).bytes));
     const std::uint32_t next = channels_.take_next(slot);
-    if (next != kNone && f.cached) {
+    if (next != kNone && f.cached && channels_[next].alone_Bps == f.alone_Bps) {
       f.transfer = channels_[next].transfer;
       f.remaining = double(facts(f.transfer).bytes);
       f.since = now;

@@ -52,22 +52,30 @@ std::vector<double> max_min_rates(std::span<const double> capacity, const FlowLi
   return rate;
 }
 
-MaxMinSharing::MaxMinSharing(std::span<const double> capacity) : links_(capacity.size()) {
+MaxMinSharing::MaxMinSharing(std::span<const double> capacity) : links_(capacity.size()), real_links_(capacity.size()) {
   for (std::size_t l = 0; l < capacity.size(); ++l) links_[l].capacity = capacity[l];
 }
 
 // A flow crossing no link gets its infinite rate at once; solve() never sees it.
-void MaxMinSharing::add(std::uint32_t flow, std::span<const std::uint32_t> route) {
+void MaxMinSharing::add(std::uint32_t flow, std::span<const std::uint32_t> route, double bound_Bps) {
   if (flow >= flows_.size()) flows_.resize(flow + 1);
   Flow& f = flows_[flow];
   f.route.assign(route.begin(), route.end());
+  double smallest = std::numeric_limits<double>::infinity();
+  for (std::uint32_t l : route) smallest = std::min(smallest, links_[l].capacity);
+  if (!route.empty() && bound_Bps < smallest) {  // its private link: index real_links_ + flow slot
+    const std::uint32_t own = std::uint32_t(real_links_ + flow);
+    if (own >= links_.size()) links_.resize(own + 1);
+    links_[own].capacity = bound_Bps;
+    f.route.push_back(own);
+  }
   f.rate = route.empty() ? kInfinity : -1;  // -1: not rated yet, so solve() reports it
   f.taken = f.round = 0;
-  for (std::uint32_t l : route) {
+  for (std::uint32_t l : f.route) {
     links_[l].flows.push_back(flow);
     dirty_.push_back(l);
   }
-  if (!route.empty()) f.bottleneck = route[0];
+  if (!route.empty()) f.bottleneck = f.route[0];
 }
 
 void MaxMinSharing::remove(std::uint32_t flow) {
@@ -108,6 +116,11 @@ std::span<const std::uint32_t> MaxMinSharing::solve() {
   for (const auto* flows : {&lone_, &taken_})
     for (std::uint32_t f : *flows)
       if (flows_[f].rate != flows_[f].before) result_.push_back(f);
+  if (links_.size() > real_links_) {
+    reported_.clear();
+    for (std::uint32_t l : changed_)
+      if (l < real_links_) reported_.push_back(l);
+  }
   return result_;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -50,7 +51,11 @@ class MaxMinSharing {
 
   explicit MaxMinSharing(std::span<const double> capacity);
 
-  void add(std::uint32_t flow, std::span<const std::uint32_t> route);
+  // A flow on `route`; `bound_Bps` caps its rate (a message that cannot fill its links alone,
+  // sim/cost_rule.hpp): below its route's smallest capacity, the flow gets a private link of
+  // that capacity, which max-min treats as any other (SimGrid's per-communication rate).
+  void add(std::uint32_t flow, std::span<const std::uint32_t> route,
+           double bound_Bps = std::numeric_limits<double>::infinity());
   void remove(std::uint32_t flow);
 
   // Brings every rate to the max-min allocation of the flows present. Returns the flows whose
@@ -59,7 +64,9 @@ class MaxMinSharing {
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
   // The links whose load the last solve() may have changed, and their load (sum of rates).
-  std::span<const std::uint32_t> changed_links() const { return changed_; }
+  std::span<const std::uint32_t> changed_links() const {
+    return links_.size() == real_links_ ? std::span<const std::uint32_t>(changed_) : std::span<const std::uint32_t>(reported_);
+  }
   double load(std::uint32_t link) const { return links_[link].load; }
   std::size_t flows_on(std::uint32_t link) const { return links_[link].flows.size(); }
   const Stats& stats() const { return stats_; }
@@ -99,7 +106,9 @@ class MaxMinSharing {
   void widen(std::uint32_t link, double faster_than);
 
   std::vector<Flow> flows_;
-  std::vector<Link> links_;
+  std::vector<Link> links_;              // the network's, then one private link per bounded flow slot
+  std::size_t real_links_ = 0;
+  std::vector<std::uint32_t> reported_;  // changed_ without private links
   std::vector<std::uint32_t> dirty_;    // links of flows added or removed since the last solve
   std::vector<std::uint32_t> taken_;    // flows the current solve re-rates (the set S)
   std::vector<std::uint32_t> changed_;  // links the current solve may change (the set C)

@@ -125,7 +125,9 @@ class RankActor {
   void send(TransferId id) {
     Outgoing& o = out_[run_.channel(run_.channel_of(id)).out_slot];
     o.sending = id;
-    o.comm = run_.channel(run_.channel_of(id)).mailbox->put_async(as_payload(id), run_.schedule().transfer_bytes(id));
+    o.comm = run_.channel(run_.channel_of(id)).mailbox->put_init(as_payload(id), run_.schedule().transfer_bytes(id));
+    if (const double bound = run_.rate_bound_Bps(id); bound > 0) o.comm->set_rate(bound);
+    o.comm->start();
   }
 
   // Local transfers ready this instant, by id, join the reduction queue (those done at once,

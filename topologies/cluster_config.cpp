@@ -63,17 +63,41 @@ void read_flat(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c)
 
 // ---- topology form ---------------------------------------------------------------------
 
+// `size_factors: [{from_bytes: 0, bandwidth: 0.5, latency: 2}, {from_bytes: 64K, ...}]`
+std::vector<SizeFactor> read_size_factors(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
+  if (!node.IsSequence() || node.size() == 0)
+    in.fail(node, fmt::format("'{}' must be a list of {{from_bytes, bandwidth, latency}}", where));
+  std::vector<SizeFactor> rows;
+  for (const YAML::Node& row : node) {
+    in.only_keys(row, where, {"from_bytes", "bandwidth", "latency"});
+    SizeFactor f;
+    const YAML::Node from = in.require(row, "from_bytes", where);
+    f.from_bytes = in.at(from, [&] { return parse_size(in.text(from, where + ".from_bytes")); });
+    if (row["bandwidth"]) f.bandwidth = in.number(row["bandwidth"], where + ".bandwidth", false);
+    if (row["latency"]) f.latency = in.number(row["latency"], where + ".latency", false);
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node) {
+  const std::string where = "link_classes." + name;
+  in.only_keys(node, where, {"bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors"});
+  LinkClass c;
+  c.name = name;
+  c.bandwidth_Bps = in.physical(in.require(node, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange);
+  if (node["latency_s"]) c.latency_s = in.physical(node["latency_s"], where + ".latency_s", kTimeRange);
+  if (node["alpha_s"]) c.alpha_s = in.physical(node["alpha_s"], where + ".alpha_s", kTimeRange);
+  if (node["efficiency"]) c.efficiency = in.number(node["efficiency"], where + ".efficiency", false);
+  if (node["size_factors"]) c.size_factors = read_size_factors(in, node["size_factors"], where + ".size_factors");
+  return c;
+}
+
 void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net) {
   if (!node.IsMap() || node.size() == 0) in.fail(node, "'link_classes' must map class names to {bandwidth_Bps, latency_s, alpha_s}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
-    const std::string name = kv.first.Scalar();
-    const std::string where = "link_classes." + name;
-    in.only_keys(kv.second, where, {"bandwidth_Bps", "latency_s", "alpha_s"});
-    LinkClass c{name, in.physical(in.require(kv.second, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange), 0,
-                0};
-    if (kv.second["latency_s"]) c.latency_s = in.physical(kv.second["latency_s"], where + ".latency_s", kTimeRange);
-    if (kv.second["alpha_s"]) c.alpha_s = in.physical(kv.second["alpha_s"], where + ".alpha_s", kTimeRange);
+    const LinkClass c = read_link_class(in, kv.first.Scalar(), kv.second);
     in.at(kv.first, [&] { return net.add_link_class(c); });
   }
 }

@@ -21,6 +21,42 @@ std::string_view to_string(VertexKind kind) {
   return "?";
 }
 
+namespace {
+
+// A class's corrections: nothing may beat the datasheet (efficiency x bandwidth factor <= 1),
+// and the table is a function of the size (rows by increasing from_bytes, the first at 0).
+void check_efficiency_and_factors(const LinkClass& c) {
+  if (!(c.efficiency > 0 && c.efficiency <= 1))
+    throw Error(fmt::format("link class '{}': efficiency must be in (0, 1] (got {})", c.name, c.efficiency));
+  for (std::size_t i = 0; i < c.size_factors.size(); ++i) {
+    const SizeFactor& f = c.size_factors[i];
+    if (i == 0 && f.from_bytes != 0)
+      throw Error(fmt::format("link class '{}': size_factors must start at from_bytes 0 (got {})", c.name, f.from_bytes));
+    if (i > 0 && f.from_bytes <= c.size_factors[i - 1].from_bytes)
+      throw Error(fmt::format("link class '{}': size_factors must be sorted by from_bytes, each larger than the last "
+                              "({} after {})",
+                              c.name, f.from_bytes, c.size_factors[i - 1].from_bytes));
+    if (!(f.bandwidth > 0 && f.bandwidth * c.efficiency <= 1 + 1e-12))
+      throw Error(fmt::format("link class '{}': size factor bandwidth {} at {} bytes must be > 0 and, times the "
+                              "efficiency {}, at most 1 (no message beats the datasheet)",
+                              c.name, f.bandwidth, f.from_bytes, c.efficiency));
+    if (!(f.latency > 0 && f.latency <= 1e4))
+      throw Error(fmt::format("link class '{}': size factor latency {} at {} bytes must be in (0, 10000]", c.name,
+                              f.latency, f.from_bytes));
+  }
+}
+
+}  // namespace
+
+SizeFactor LinkClass::factor_at(std::uint64_t bytes) const {
+  SizeFactor row;
+  for (const SizeFactor& f : size_factors) {
+    if (f.from_bytes > bytes) break;
+    row = f;
+  }
+  return row;
+}
+
 LinkClassId Network::add_link_class(LinkClass c) {
   if (c.name.empty()) throw Error("a link class needs a name");
   for (const LinkClass& old : classes_)
@@ -29,6 +65,7 @@ LinkClassId Network::add_link_class(LinkClass c) {
     throw Error(fmt::format("link class '{}': bandwidth must be > 0 bytes/s", c.name));
   if (!std::isfinite(c.latency_s) || c.latency_s < 0 || !std::isfinite(c.alpha_s) || c.alpha_s < 0)
     throw Error(fmt::format("link class '{}': latency and alpha must be >= 0 s", c.name));
+  check_efficiency_and_factors(c);
   classes_.push_back(std::move(c));
   return LinkClassId(classes_.size() - 1);
 }

@@ -29,11 +29,27 @@ enum class VertexKind : std::uint8_t { endpoint, nic, switch_ };
 std::string_view to_string(VertexKind kind);
 
 // A kind of link, as a config names it: `nvlink4`, `pcie5`, `ib-ndr`, `aries-optical`.
+// One row of a link class's size factors (SimGrid SMPI's bandwidth and latency factors): a
+// message of s bytes uses the row with the largest from_bytes <= s. Its bandwidth is
+// bandwidth_Bps x efficiency x `bandwidth`; its alpha and hop latencies are multiplied by
+// `latency` (sim/cost_rule.hpp applies them).
+struct SizeFactor {
+  std::uint64_t from_bytes = 0;
+  double bandwidth = 1;
+  double latency = 1;
+  friend bool operator==(const SizeFactor&, const SizeFactor&) = default;
+};
+
 struct LinkClass {
   std::string name;
-  double bandwidth_Bps = 0;  // per direction
+  double bandwidth_Bps = 0;  // per direction, the datasheet rate
   double latency_s = 0;      // per hop, summed along a route
   double alpha_s = 0;        // per-message software overhead; a route pays the largest on it once
+  double efficiency = 1;     // the fraction of bandwidth_Bps large messages achieve, in (0, 1]
+  std::vector<SizeFactor> size_factors;  // by from_bytes, the first at 0; empty: all factors 1
+
+  // The row a message of `bytes` uses (all ones without a table).
+  SizeFactor factor_at(std::uint64_t bytes) const;
 };
 
 enum class LinkKind : std::uint8_t { cable, capacity };

@@ -1,7 +1,6 @@
 // cli/cmd_calibrate.cpp — `collsim calibrate`: microbenchmarks on a backend, fitted
 // to alpha, beta, gamma and a shared capacity, written as a cluster YAML (configs/README.md)
 // that `collsim predict --config` loads.
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,6 +10,8 @@
 #include "topologies/cluster_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "collectives/file_io.hpp"
+#include "validate/calibrated_model.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/report.hpp"
 
@@ -27,17 +28,14 @@ void run(CalibrateOptions o) {
   o.job.max_bytes = parse_size(o.max_bytes);
   const Calibration c = fit_calibration(measure_calibration(o.job, o.launch));
   const std::string name = platform_name(describe_machine(c.samples.library, c.samples.device), o.job.backend);
-  const std::string yaml = calibrated_config_yaml(c, name, o.job.ranks);
-  parse_cluster_config(yaml, "calibrated config");  // what we write must load
+  const CheckedCalibration checked = checked_calibration_yaml(c, name, o.job.ranks);
   fmt::print(stderr, "{}", unreliable_calibration_warning(c, "calibrate"));
   if (o.output.empty()) {
-    fmt::print("{}", yaml);
+    fmt::print("{}", checked.yaml);
     return;
   }
-  std::ofstream file(o.output);
-  file << yaml;
-  if (!file) throw Error("cannot write " + o.output);
-  fmt::print("collsim calibrate: {} -> {}\n", calibration_summary(c), o.output);
+  write_text_file(o.output, checked.yaml, "calibrated config");
+  fmt::print("collsim calibrate: {}; {} -> {}\n", calibration_summary(c), checked.verdict(), o.output);
 }
 
 }  // namespace

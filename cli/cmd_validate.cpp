@@ -9,11 +9,13 @@
 #include <fmt/ranges.h>
 
 #include "collectives/error.hpp"
+#include "collectives/file_io.hpp"
 #include "collectives/units.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "validate/calibrated_model.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/report.hpp"
 
@@ -109,11 +111,11 @@ void run(const ValidateOptions& o) {
       rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s()});
   }
   const std::filesystem::path dir = report_folder(o, name);
-  write_text(dir / "calibrated.yaml", calibrated_config_yaml(c, name, calibration_job.ranks));
-  write_text(dir / "results.csv", results_csv(rows));
-  write_text(dir / "results.md", results_markdown(rows, preamble(o, c, name)));
-  write_text(dir / "plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name)));
-  write_text(dir / "machine.md", machine_markdown(machine));
+  write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_job.ranks).yaml, "report file");
+  write_text_file(dir / "results.csv", results_csv(rows), "report file");
+  write_text_file(dir / "results.md", results_markdown(rows, preamble(o, c, name)), "report file");
+  write_text_file(dir / "plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name)), "report file");
+  write_text_file(dir / "machine.md", machine_markdown(machine), "report file");
   const ValidationSummary s = summarize(rows);
   fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}% -> {}\n", s.rows,
              s.median_abs_error_pct, s.p90_abs_error_pct, dir.string());

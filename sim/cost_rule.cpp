@@ -10,14 +10,16 @@ namespace {
 
 // A message of `bytes` on `route`: alpha is a per-message overhead, so the route pays its
 // largest once; latencies add up hop by hop; the slowest link limits the bytes. Each link
-// class contributes its efficiency (a share of its datasheet rate) and the row of its size
-// factors for this size: a factor on the bandwidth, and on the alpha and latency.
+// class contributes its efficiency (a share of its datasheet rate) and, on the cables a
+// message crosses, the row of its size factors for this size: a factor on the bandwidth, and
+// on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
+// budget every flow draws on, not a hop where a message's size costs it anything: no factors.
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
-    const SizeFactor f = c.factor_at(bytes);
+    const SizeFactor f = link.kind == LinkKind::capacity ? SizeFactor{} : c.factor_at(bytes);
     alpha_s = std::max(alpha_s, c.alpha_s * f.latency);
     latency_s += link.latency_s * f.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * f.bandwidth);

@@ -184,12 +184,24 @@ std::string range_text(const ParameterRange& r, std::string (*format)(double)) {
                      format(r.highest));
 }
 
-void check_scatter(const Calibration& c, std::vector<std::string>& reasons) {
-  if (c.link.rms_relative_residual <= kMaxLinkScatter) return;
+// The largest fall of a ping-pong median from one size to the next, as a share of the first.
+std::pair<double, std::size_t> largest_drop(const std::vector<SizeTime>& sweep) {
+  std::pair<double, std::size_t> worst{0, 0};
+  for (std::size_t i = 0; i + 1 < sweep.size(); ++i)
+    worst = std::max(worst, {1 - sweep[i + 1].seconds / sweep[i].seconds, i});
+  return worst;
+}
+
+void check_sweep_shape(const Calibration& c, std::vector<std::string>& reasons) {
+  const auto [drop, at] = largest_drop(c.samples.ping_pong);
+  if (drop <= kMaxTimeDrop) return;
+  const SizeTime& a = c.samples.ping_pong[at];
+  const SizeTime& b = c.samples.ping_pong[at + 1];
   reasons.push_back(fmt::format(
-      "ping-pong times lie {:.1f}% rms off the alpha-beta line (bound {:.0f}%): run on an idle machine; if the "
-      "repeats agree, the transport changes regime within the sweep (narrow --max-bytes to the sizes you predict)",
-      100 * c.link.rms_relative_residual, 100 * kMaxLinkScatter));
+      "the ping-pong time falls {:.0f}% from {} ({}) to {} ({}) (bound {:.0f}%): a larger message is not faster, the "
+      "smaller one waited for something else: run on an idle machine",
+      100 * drop, format_size(a.bytes), format_seconds(a.seconds), format_size(b.bytes), format_seconds(b.seconds),
+      100 * kMaxTimeDrop));
 }
 
 void check_parameter(const char* name, const ParameterRange& range, std::string (*format)(double),
@@ -232,7 +244,12 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   for (const ConcurrentSample& s : samples.concurrent)
     if (s.flows > 1 && s.aggregate_Bps() < 0.9 * s.flows * link_Bps) c.shared_Bps = std::max(c.shared_Bps, s.aggregate_Bps());
   c.repeats = repeat_ranges(samples);
-  check_scatter(c, c.unreliable_because);
+  c.size_factors = fit_size_factors(samples.ping_pong);
+  // Every flow crosses the node's shared capacity, so it may not be below what one flow alone
+  // reached between two measured sizes: the ping-pong itself would then miss its medians.
+  c.shared_Bps_measured = c.shared_Bps;
+  if (c.shared_Bps > 0) c.shared_Bps = std::max(c.shared_Bps, c.size_factors.bandwidth_Bps);
+  check_sweep_shape(c, c.unreliable_because);
   check_repeats(c.repeats, c.unreliable_because);
   check_cpu(samples, c.unreliable_because);
   return c;
@@ -283,6 +300,27 @@ std::string residual_comments(const std::vector<SizeTime>& points, const LinearF
   return out;
 }
 
+std::string measured_comments(const std::vector<SizeTime>& points, const char* indent) {
+  std::string out;
+  for (const SizeTime& p : points)
+    out += fmt::format("{}#   {:>6}: measured {:>10}{}\n", indent, format_size(p.bytes), format_seconds(p.seconds),
+                       spread_text(p.repeats, p.seconds));
+  return out;
+}
+
+// The size factors, a row per stretch of the sweep ("1K .. 4K" beside each).
+std::string size_factor_rows(const Calibration& c) {
+  const std::vector<SizeTime>& sweep = c.samples.ping_pong;
+  std::string out = "    size_factors:\n";
+  for (std::size_t i = 0; i < c.size_factors.rows.size(); ++i) {
+    const FittedSizeFactor& r = c.size_factors.rows[i];
+    out += fmt::format("      - {{from_bytes: {}, bandwidth: {:.10g}, latency: {:.10g}}}  # {} .. {}{}\n", r.from_bytes,
+                       r.bandwidth, r.latency, format_size(sweep[i].bytes), format_size(sweep[i + 1].bytes),
+                       r.bent ? ": bent to stay physical, misses a median" : "");
+  }
+  return out;
+}
+
 std::string concurrent_comments(const Calibration& c) {
   std::string out;
   for (const ConcurrentSample& s : c.samples.concurrent)
@@ -318,10 +356,10 @@ std::string reliability_comment(const Calibration& c) {
                                   r.gamma_s_per_byte.factor());
   return fmt::format(
       "# Reliable when: the ranks had a CPU at least {:.0f}% of the time (here {:.0f}%); alpha, bandwidth and gamma of\n"
-      "# the repeats fitted alone within x{:.2f}, middle half (here {}); ping-pong rms residual at most {:.0f}% (here "
-      "{:.1f}%).\n",
-      100 * kMinOnCpuFraction, 100 * c.samples.on_cpu_fraction, kMaxRepeatFactor, factors, 100 * kMaxLinkScatter,
-      100 * c.link.rms_relative_residual);
+      "# the repeats fitted alone within x{:.2f}, middle half (here {}); no ping-pong time {:.0f}% below the next\n"
+      "# smaller size's (here {:.0f}% at most).\n",
+      100 * kMinOnCpuFraction, 100 * c.samples.on_cpu_fraction, kMaxRepeatFactor, factors, 100 * kMaxTimeDrop,
+      100 * std::max(0.0, largest_drop(c.samples.ping_pong).first));
 }
 
 // The one field a loader reads back: whether to trust the numbers above, and why not.
@@ -362,22 +400,28 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "description: {}\n"
       "link_classes:\n"
       "  {}:\n"
-      "    # {} t = alpha + b / bandwidth, least squares weighted by 1/t^2:\n"
-      "    # rms relative residual {:.1f}%, largest {:.1f}%\n{}{}"
-      "    bandwidth_Bps: {:.6e}\n"
+      "    # {}, followed stretch by stretch: SMPI-style size factors, the line between each pair\n"
+      "    # of measured sizes (validate/size_factor_fit.cpp). For reference, one line t = alpha + b / bandwidth\n"
+      "    # weighted by 1/t^2 would be alpha {}, {}, rms relative residual {:.1f}% (largest {:.1f}%).\n{}{}"
+      "    bandwidth_Bps: {:.10e}  # the fastest stretch\n"
+      "    efficiency: 1.0  # measured, not a datasheet: bandwidth_Bps is already a rate messages reached\n"
       "    latency_s: 0.0\n"
-      "    alpha_s: {:.6e}\n"
+      "    alpha_s: {:.10e}  # the first stretch's start-up\n{}"
       "nodes:\n"
       "  count: 1\n"
       "  gpus_per_node: {}\n"
       "  switch: pcie\n"
       "  gpu_link: {}\n",
       c.samples.library, w.header, repeats_comment(c), name, w.description, w.link_class, w.measured_as,
-      100 * c.link.rms_relative_residual, 100 * c.link.max_relative_residual,
-      residual_comments(c.samples.ping_pong, c.link, "    "), link_ranges_comment(c.repeats), 1.0 / c.link.slope,
-      c.link.intercept, ranks, w.link_class);
+      format_seconds(c.link.intercept), format_rate(1.0 / c.link.slope), 100 * c.link.rms_relative_residual,
+      100 * c.link.max_relative_residual, measured_comments(c.samples.ping_pong, "    "), link_ranges_comment(c.repeats),
+      c.size_factors.bandwidth_Bps, c.size_factors.alpha_s, size_factor_rows(c), ranks, w.link_class);
   y += fmt::format("  # {}:\n", w.shared_as) + concurrent_comments(c);
-  if (c.shared_Bps > 0) y += fmt::format("  backplane_Bps: {:.6e}\n", c.shared_Bps);
+  if (c.shared_Bps > c.shared_Bps_measured)
+    y += fmt::format("  # raised from the exchanges' {} to the fastest stretch of one flow alone: no flow beats a capacity "
+                     "it crosses\n",
+                     format_rate(c.shared_Bps_measured));
+  if (c.shared_Bps > 0) y += fmt::format("  backplane_Bps: {:.10e}\n", c.shared_Bps);
   else y += "  # aggregate rate grew with the flows: no shared capacity modeled\n";
   y += fmt::format(
       "# reduction dst += src over floats, plain least squares slope (rms relative residual {:.1f}%):\n{}{}"

@@ -113,12 +113,43 @@ struct RepeatRanges {
   std::uint32_t repeats = 0;  // 0: the samples carry no repeats
 };
 
+// Size factors (validate/size_factor_fit.cpp): a ping-pong sweep turned into SMPI-style size factors (a
+// link class's `size_factors`, configs/README.md), so one link class follows the transport
+// through its regimes (eager copies, single-copy transfers, caches) where one alpha-beta line
+// cannot. Between each pair of consecutive measured sizes the one-way time is the straight
+// line through the two medians; each line becomes a row from the smaller size on: its
+// intercept over the class's alpha is the row's latency factor, its rate over the class's
+// bandwidth its bandwidth factor. The class's alpha is the first line's intercept (a small
+// message's start-up) and its bandwidth the fastest line's rate, so every factor stays a
+// correction of at most the bandwidth (efficiency 1: on a CPU node there is no datasheet).
+// The rows reproduce every median, except where a line had to be bent to stay physical (a
+// rate that does not grow, a start-up below zero, a latency factor above 10^4); `bent` says
+// where. Pure.
+struct FittedSizeFactor {
+  std::uint64_t from_bytes = 0;
+  double bandwidth = 1, latency = 1;
+  bool bent = false;  // its line was bent to stay physical: the model misses a median here
+};
+
+struct SizeFactorFit {
+  double alpha_s = 0;
+  double bandwidth_Bps = 0;
+  std::vector<FittedSizeFactor> rows;  // the first from 0, one per pair of measured sizes
+};
+
+// Needs two sizes or more, by increasing size (as the workers measure them). Throws Error.
+SizeFactorFit fit_size_factors(const std::vector<SizeTime>& sweep);
+
 struct Calibration {
   CalibrationSamples samples;
-  LinearFit link;          // alpha = intercept, beta = slope
+  LinearFit link;          // alpha = intercept, beta = slope: the one-line summary
+  SizeFactorFit size_factors;  // what the YAML's link class is: the sweep, stretch by stretch
   double gamma_s_per_byte = 0;
   LinearFit reduction;
   double shared_Bps = 0;   // 0: no contention seen (aggregate grew with flows)
+  // What the concurrent test's aggregate gave, before shared_Bps was raised to the fastest
+  // single flow (a shared capacity no lone flow may beat).
+  double shared_Bps_measured = 0;
   RepeatRanges repeats;
   // Why this fit is not to be trusted, each naming the parameter, by how much, the bound and
   // what to do; empty when it is reliable.
@@ -128,10 +159,11 @@ struct Calibration {
 
 // The bounds beyond which a calibration is unreliable; values from runs on this project's
 // 2-core machine (quiet: ranks given the cores first; busy: other sessions compiling).
-// rms relative residual of the ping-pong fit. One line cannot follow shared memory's switch
-// from eager copies to single-copy transfers (4 KiB in Open MPI's vader) nor the caches:
-// quiet runs miss by 28-32% rms. Half of every time marks a sweep bent beyond that.
-constexpr double kMaxLinkScatter = 0.5;
+// Most a ping-pong time may fall from one measured size to the next larger one. A larger
+// message is never faster on a quiet machine (the size factors follow the regimes, but a
+// drop is no regime: it is noise, a scheduler slice in the smaller point); medians of quiet
+// runs here never fell by more than a few percent.
+constexpr double kMaxTimeDrop = 0.25;
 // Largest over smallest quartile of alpha, bandwidth or gamma over the repeats fitted alone:
 // a parameter that moves 20% between launches moves predictions as much, the top of the
 // 10-21% error that peers report (DESIGN.md section 7). With the cores given to the ranks,

@@ -161,10 +161,5 @@ std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& 
   return s;
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream file(path);
-  file << text;
-  if (!file) throw Error("cannot write " + path.string());
-}
 
 }  // namespace collsim

@@ -43,8 +43,6 @@ std::string platform_name(const MachineInfo& machine, const std::string& backend
 std::string results_csv(const std::vector<ValidationRow>& rows);
 std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble);
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title);
-std::string machine_markdown(const MachineInfo& machine);
-
-void write_text(const std::filesystem::path& path, const std::string& text);  // throws Error
+std::string machine_markdown(const MachineInfo& machine);  // throws Error
 
 }  // namespace collsim

@@ -1,0 +1,70 @@
+// validate/size_factor_fit.cpp — the lines between measured sizes, as rows of factors
+// (validate/calibration.hpp, "Size factors").
+#include "validate/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "collectives/error.hpp"
+
+namespace collsim {
+namespace {
+
+// The cost rule's bound on a latency factor (topologies/network.cpp).
+constexpr double kMaxLatencyFactor = 1e4;
+// A line whose start-up came out at or below zero (a steep step between regimes) starts at
+// this share of its first point's time instead (its bytes then carry the rest), so the row
+// keeps a positive latency factor.
+constexpr double kLeastStartupShare = 0.05;
+
+// t = startup + bytes / rate over one stretch of the sweep; rate infinite when flat.
+struct Line {
+  double startup_s = 0, rate_Bps = std::numeric_limits<double>::infinity();
+  bool bent = false;
+};
+
+Line line_through(const SizeTime& a, const SizeTime& b) {
+  const double slope = (b.seconds - a.seconds) / double(b.bytes - a.bytes);
+  if (slope <= 0) return {std::min(a.seconds, b.seconds), std::numeric_limits<double>::infinity(), true};
+  Line line{a.seconds - slope * double(a.bytes), 1.0 / slope, false};
+  if (line.startup_s <= 0) {  // steeper than its start allows: keep the far point
+    line.startup_s = kLeastStartupShare * a.seconds;
+    line.rate_Bps = double(b.bytes) / (b.seconds - line.startup_s);
+    line.bent = true;
+  }
+  return line;
+}
+
+// A line whose start-up is beyond the latency factor's bound keeps the far point with less.
+void bound_startup(Line& line, const SizeTime& far, double alpha_s) {
+  if (line.startup_s <= kMaxLatencyFactor * alpha_s) return;
+  line.startup_s = kMaxLatencyFactor * alpha_s;
+  line.rate_Bps = double(far.bytes) / std::max(far.seconds - line.startup_s, 1e-300);
+  line.bent = true;
+}
+
+}  // namespace
+
+SizeFactorFit fit_size_factors(const std::vector<SizeTime>& sweep) {
+  if (sweep.size() < 2) throw Error("size factors need a ping-pong sweep of two sizes or more");
+  std::vector<Line> lines;
+  for (std::size_t i = 0; i + 1 < sweep.size(); ++i) {
+    if (sweep[i + 1].bytes <= sweep[i].bytes) throw Error("the ping-pong sweep must grow in size");
+    lines.push_back(line_through(sweep[i], sweep[i + 1]));
+  }
+  SizeFactorFit fit;
+  fit.alpha_s = lines.front().startup_s;
+  for (std::size_t i = 0; i < lines.size(); ++i) bound_startup(lines[i], sweep[i + 1], fit.alpha_s);
+  for (const Line& l : lines)
+    if (std::isfinite(l.rate_Bps)) fit.bandwidth_Bps = std::max(fit.bandwidth_Bps, l.rate_Bps);
+  if (fit.bandwidth_Bps <= 0) throw Error("ping-pong times do not grow with size: cannot fit a bandwidth");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
+    fit.rows.push_back({i == 0 ? 0 : sweep[i].bytes, std::isfinite(l.rate_Bps) ? l.rate_Bps / fit.bandwidth_Bps : 1.0,
+                        l.startup_s / fit.alpha_s, l.bent});
+  }
+  return fit;
+}
+
+}  // namespace collsim

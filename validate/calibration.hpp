@@ -122,9 +122,10 @@ struct RepeatRanges {
 // bandwidth its bandwidth factor. The class's alpha is the first line's intercept (a small
 // message's start-up) and its bandwidth the fastest line's rate, so every factor stays a
 // correction of at most the bandwidth (efficiency 1: on a CPU node there is no datasheet).
-// The rows reproduce every median, except where a line had to be bent to stay physical (a
-// rate that does not grow, a start-up below zero, a latency factor above 10^4); `bent` says
-// where. Pure.
+// A median below its smaller neighbour's is noise (a larger message is never faster): the
+// sweep is first made non-decreasing, the falling points averaged with their neighbours. The
+// rows then reproduce every median, except where a line had to be bent to stay physical (a
+// flat stretch, a start-up below zero, a latency factor above 10^4); `bent` says where. Pure.
 struct FittedSizeFactor {
   std::uint64_t from_bytes = 0;
   double bandwidth = 1, latency = 1;

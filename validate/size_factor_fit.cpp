@@ -44,15 +44,40 @@ void bound_startup(Line& line, const SizeTime& far, double alpha_s) {
   line.bent = true;
 }
 
+// The sweep made non-decreasing (pool-adjacent-violators, each point weighted alike): a
+// larger message is never faster, so a median below its smaller neighbour is noise, averaged
+// away with it instead of bending the line through it.
+std::vector<SizeTime> non_decreasing(const std::vector<SizeTime>& sweep) {
+  struct Block {
+    double sum;
+    std::size_t count;
+    double mean() const { return sum / double(count); }
+  };
+  std::vector<Block> blocks;
+  for (const SizeTime& p : sweep) {
+    blocks.push_back({p.seconds, 1});
+    while (blocks.size() > 1 && blocks[blocks.size() - 2].mean() > blocks.back().mean()) {
+      blocks[blocks.size() - 2].sum += blocks.back().sum;
+      blocks[blocks.size() - 2].count += blocks.back().count;
+      blocks.pop_back();
+    }
+  }
+  std::vector<SizeTime> out = sweep;
+  std::size_t i = 0;
+  for (const Block& b : blocks)
+    for (std::size_t k = 0; k < b.count; ++k) out[i++].seconds = b.mean();
+  return out;
+}
+
 }  // namespace
 
-SizeFactorFit fit_size_factors(const std::vector<SizeTime>& sweep) {
-  if (sweep.size() < 2) throw Error("size factors need a ping-pong sweep of two sizes or more");
+SizeFactorFit fit_size_factors(const std::vector<SizeTime>& measured) {
+  if (measured.size() < 2) throw Error("size factors need a ping-pong sweep of two sizes or more");
+  for (std::size_t i = 0; i + 1 < measured.size(); ++i)
+    if (measured[i + 1].bytes <= measured[i].bytes) throw Error("the ping-pong sweep must grow in size");
+  const std::vector<SizeTime> sweep = non_decreasing(measured);
   std::vector<Line> lines;
-  for (std::size_t i = 0; i + 1 < sweep.size(); ++i) {
-    if (sweep[i + 1].bytes <= sweep[i].bytes) throw Error("the ping-pong sweep must grow in size");
-    lines.push_back(line_through(sweep[i], sweep[i + 1]));
-  }
+  for (std::size_t i = 0; i + 1 < sweep.size(); ++i) lines.push_back(line_through(sweep[i], sweep[i + 1]));
   SizeFactorFit fit;
   fit.alpha_s = lines.front().startup_s;
   for (std::size_t i = 0; i < lines.size(); ++i) bound_startup(lines[i], sweep[i + 1], fit.alpha_s);

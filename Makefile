@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what is missing
 # (Debian packages, as root), configure and build Release first.
 BUILD_DIR ?= build
-# Extra configure arguments, e.g. CMAKE_ARGS='-DCOLLSIM_REQUIRE=mpi;simgrid' (what CI passes).
+# Extra configure arguments, e.g. CMAKE_ARGS=-DCOLLSIM_REQUIRE=mpi,simgrid (what CI passes).
 CMAKE_ARGS ?=
 JOBS      ?= $(shell nproc)
 COLLSIM   := $(BUILD_DIR)/bin/collsim

@@ -85,9 +85,11 @@ if(COLLSIM_CUDA_FOUND)
 endif()
 
 # CI (.ci/run) names the parts the set-up installs: their absence must fail the build, not
-# skip their tests. -DCOLLSIM_REQUIRE="mpi;simgrid" (also: cuda, python).
+# skip their tests. -DCOLLSIM_REQUIRE=mpi,simgrid (also: cuda, python). Commas, not semicolons:
+# the value passes through make and a shell, where a `;` would end the command.
 set(COLLSIM_REQUIRE "" CACHE STRING "Parts that must be found (mpi, simgrid, cuda, python): configure fails otherwise")
-foreach(part ${COLLSIM_REQUIRE})
+string(REPLACE "," ";" required_parts "${COLLSIM_REQUIRE}")
+foreach(part ${required_parts})
   if(part STREQUAL "mpi")
     set(found ${MPI_CXX_FOUND})
   elseif(part STREQUAL "simgrid")

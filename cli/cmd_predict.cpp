@@ -23,7 +23,7 @@ namespace {
 
 struct PredictOptions {
   ClusterSource cluster;
-  std::string placement, collective = "allreduce", algo = "all", bytes, engine = "analytic", ports = "one";
+  std::string placement, collective = "allreduce", algo = "all", bytes, engine = "auto", ports = "one";
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
   std::uint32_t segments = 0;
@@ -33,6 +33,20 @@ struct PredictOptions {
   bool verbose = false;
   Format format = Format::table;
 };
+
+// --engine auto: the flow engine where the cluster has links to share (contention changes the
+// answer, and the flow engine is fast), the analytic engine on a flat network.
+std::string engine_for(const std::string& asked, const ClusterConfig& cluster) {
+  if (asked != "auto") return asked;
+  return cluster.topology ? "flow" : "analytic";
+}
+
+// Why the header's engine is the one it is, when the user did not choose it.
+std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
+  if (o.engine != "auto" || !c.topology) return "";
+  return "engine flow by default on a cluster with a topology: links are shared; --engine analytic gives the "
+         "contention-free model of the closed forms\n";
+}
 
 // On a topology, --ranks and --placement re-place the ranks; link flags do not apply.
 void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
@@ -90,10 +104,10 @@ std::string describe_links(const CostModel& cost) {
   return out + fmt::format("; gamma {:.3g} s/B", cost.gamma_s_per_byte);
 }
 
-void print_header(const ClusterConfig& c, const PredictionRequest& r) {
+void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
-  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n", to_string(r.collective), r.ranks, c.name,
-             r.engine, engine.model(r));
+  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
+             r.engine, engine.model(r), why_engine(o, c));
   if (c.topology) {
     const Topology& t = *c.topology;
     const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
@@ -108,9 +122,10 @@ void print_header(const ClusterConfig& c, const PredictionRequest& r) {
 }
 
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
-void print_table(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r,
+void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& records, const ClusterConfig& c,
+                 const PredictionRequest& r,
                  const std::vector<std::string>& details) {
-  print_header(c, r);
+  print_header(o, c, r);
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
              engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s", "busbw GB/s",
@@ -151,7 +166,7 @@ void print_csv(const std::vector<PredictionRecord>& records) {
 struct FlowOutputs {
   FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
     if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
-      throw Error("--trace and --detail report on flow-engine runs: add --engine flow");
+      throw Error(fmt::format("--trace and --detail report on flow-engine runs, not {}: use --engine flow (the default on a cluster with a topology)", r.engine));
     if (o.detail && o.format == Format::csv) throw Error("--detail prints as a table or JSON, not CSV");
     if (!o.trace.empty()) {
       trace = std::make_unique<ChromeTrace>(o.trace);
@@ -200,7 +215,7 @@ void run(const PredictOptions& o) {
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.segments = o.segments;
-  r.engine = o.engine;
+  r.engine = engine_for(o.engine, cluster);
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
@@ -212,7 +227,7 @@ void run(const PredictOptions& o) {
       std::vector<std::string> details;  // of the runs shown, in their order
       if (o.detail)
         for (const PredictionRecord& rec : records) details.push_back(flow.text.at(flow.run_of(rec)));
-      print_table(records, cluster, r, details);
+      print_table(o, records, cluster, r, details);
       break;
     }
     case Format::csv: print_csv(records); break;
@@ -230,7 +245,7 @@ void run(const PredictOptions& o) {
 
 // --engine's help: the engines of this build, from the table.
 std::string engine_help() {
-  std::string help = "Engine.";
+  std::string help = "Engine. auto (default): flow on a cluster with a topology, analytic on a flat one;";
   for (const EngineEntry& e : engine_table()) help += fmt::format(" {}: {};", e.name, e.help);
   help.back() = '.';
   return help;

@@ -115,7 +115,7 @@ if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then
   expect "engine 'simgrid' needs one route per rank pair (routing minimal or shortest-path), not ecmp" \
          predict --config "$tmp/ecmp.yaml" --engine simgrid --algo ring --bytes 1M
   expect "engine 'simgrid' needs a cluster with a topology" predict --engine simgrid --ranks 8 --bandwidth 1e9
-  expect "add --engine flow"            predict --preset fat-tree-2to1 --engine simgrid --detail
+  expect "use --engine flow"            predict --preset fat-tree-2to1 --engine simgrid --detail
 else
   expect "engine 'simgrid' is not available in this build (available: analytic, flow)" predict --engine simgrid
 fi

@@ -23,7 +23,10 @@ double lg(Rank p) { return ceil_log2(p); }
 double cut(const ScheduleRequest& r, double parts) { return std::max(1.0, std::min(parts, double(r.bytes))); }
 ScheduleSize one_pass(double transfers, double elements) { return {transfers, elements, transfers}; }
 
-ScheduleSize ring_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * (r.ranks - 1.0), cut(r, r.ranks)); }
+// Rings cut each of their P chunks into S slices, and send each slice once per step.
+ScheduleSize ring_size(const ScheduleRequest& r) {
+  return one_pass(2.0 * r.ranks * (r.ranks - 1.0) * r.segments, cut(r, double(r.ranks) * r.segments));
+}
 ScheduleSize star_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks, 1); }  // naive, binomial
 // Trees and recursive doubling also cut a staging area (scratch) beside the data.
 ScheduleSize tree_size(const ScheduleRequest& r) { return one_pass(3.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
@@ -36,10 +39,19 @@ ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
   const double transfers = 2.0 * r.ranks * (lg(r.ranks) + 2), elements = cut(r, r.ranks);
   return {transfers, elements, transfers + 2.0 * r.ranks * elements};
 }
+// A node's G chunks are cut into S slices, and each slice into M rail pieces: P S elements.
 ScheduleSize hierarchical_size(const ScheduleRequest& r) {
   const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(2.0 * r.ranks * (g + r.ranks / g), cut(r, r.ranks));
+  return one_pass(2.0 * r.ranks * (g + r.ranks / g) * r.segments, cut(r, double(r.ranks) * r.segments));
 }
+
+// Rings slice each step's message, N/P bytes (hierarchical-ring's rail steps carry N/P too,
+// its node steps N/G, cut as many times), into slices of about 1 MiB: the size of a tree's
+// segments, a tree edge carrying the whole buffer. Cutting the whole buffer instead would
+// send a 64 MiB ring on 64 ranks as 16 KiB slices, paying an alpha per 16 KiB; by the step
+// message, a ring stays unsliced while its steps are 1 MiB or less (a 4K allreduce, any
+// ring of 16,384 ranks below 16 GiB), where a step's reduction is short anyway.
+std::uint32_t ring_segments(const ScheduleRequest& r) { return default_segments(r.bytes / std::max<Rank>(r.ranks, 1)); }
 
 // The first limit a size breaks, in words, or "" when it fits.
 std::string size_problem(const ScheduleSize& size, Rank ranks) {
@@ -61,10 +73,12 @@ std::string size_problem(const ScheduleSize& size, Rank ranks) {
 const std::vector<AlgorithmEntry>& algorithm_table() {
   static const std::vector<AlgorithmEntry> table{
       {.name = "ring",
-       .summary = "reduce-scatter then allgather around a ring, 2(P-1) steps (seeds 000, 002)",
+       .summary = "reduce-scatter then allgather around a ring, 2(P-1) steps, each sent in slices (seeds 000, 002)",
        .collectives = {allreduce, reduce_scatter, allgather},
        .generate = algorithms::ring,
        .size_bound = ring_size,
+       .pipelined = true,
+       .segment_rule = ring_segments,
        .closed_form = closed_forms::ring},
       {.name = "naive",
        .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
@@ -105,10 +119,12 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .size_bound = rabenseifner_size,
        .closed_form = closed_forms::rabenseifner},
       {.name = "hierarchical-ring",
-       .summary = "ring inside each node, ring across nodes, ring inside again",
+       .summary = "ring inside each node, ring across nodes, ring inside again, each step sent in slices",
        .collectives = {allreduce},
        .generate = algorithms::hierarchical_ring,
        .size_bound = hierarchical_size,
+       .pipelined = true,
+       .segment_rule = ring_segments,
        .needs_ranks_per_node = true,
        .closed_form = closed_forms::hierarchical_ring},
   };
@@ -139,7 +155,7 @@ std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& 
 
 ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   ScheduleRequest r = request;
-  r.segments = algorithm.pipelined ? (r.segments > 0 ? r.segments : default_segments(r.bytes)) : 1;
+  r.segments = segments_for(algorithm, r);
   return algorithm.size_bound(r);
 }
 
@@ -187,6 +203,12 @@ std::uint32_t default_segments(std::uint64_t bytes) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((bytes + kSegmentTarget - 1) / kSegmentTarget, 1, kMaxSegments));
 }
 
+std::uint32_t segments_for(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
+  if (!algorithm.pipelined) return 1;
+  if (request.segments > 0) return request.segments;
+  return algorithm.segment_rule ? algorithm.segment_rule(request) : default_segments(request.bytes);
+}
+
 Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& request) {
   const AlgorithmEntry& entry = find_algorithm(algorithm);
   if (request.ranks == 0) throw Error("ranks must be at least 1 (got 0)");
@@ -203,8 +225,7 @@ Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& re
     throw Error(fmt::format("algorithm '{}' is not pipelined: --segments must be 1", algorithm));
   check_schedule_fits(entry, request);
   ScheduleRequest r = request;
-  if (entry.pipelined && r.segments == 0) r.segments = default_segments(r.bytes);
-  if (!entry.pipelined) r.segments = 1;
+  r.segments = segments_for(entry, request);
   return entry.generate(r);
 }
 

@@ -17,7 +17,7 @@ struct ScheduleRequest {
   Collective collective = Collective::allreduce;
   Rank ranks = 1;
   std::uint64_t bytes = 0;
-  std::uint32_t segments = 0;        // 0: the algorithm's default (see default_segments)
+  std::uint32_t segments = 0;        // 0: the algorithm's default (see segments_for)
   std::uint32_t ranks_per_node = 0;  // hierarchical-ring; 0: not given
   Rank root = 0;                     // broadcast, reduce
 };
@@ -32,6 +32,8 @@ struct ScheduleSize {
   double element_visits = 0;
 };
 using SizeBound = ScheduleSize (*)(const ScheduleRequest&);
+// A pipelined algorithm's segment count when the request leaves it at 0.
+using SegmentRule = std::uint32_t (*)(const ScheduleRequest&);
 
 // The size guard's limits (kept well inside a 24 GB, 2-core machine; about a minute of work):
 // ~48 bytes per transfer in the IR, 8 bytes per (rank, element) record, and visits at about
@@ -45,7 +47,9 @@ struct BinaryTree;
 }
 // The time of `collective` on P ranks of n bytes under the analytic model (closed_forms.hpp),
 // nullopt where the model is not the one the form assumes.
-using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, double n, const CostModel& cost);
+// `segments` is the schedule's segment count (1 for algorithms that are not pipelined).
+using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, double n, const CostModel& cost,
+                                             std::uint32_t segments);
 // The trees a tree algorithm's schedule follows, for explain and the pictures.
 using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
 
@@ -58,6 +62,7 @@ struct AlgorithmEntry {
   Generator generate = nullptr;
   SizeBound size_bound = nullptr;
   bool pipelined = false;             // takes a segment count
+  SegmentRule segment_rule = nullptr;  // pipelined: the default count (none: default_segments of the whole buffer)
   bool needs_ranks_per_node = false;  // runs on whole nodes only (ranks_per_node given, dividing P)
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
@@ -84,8 +89,11 @@ ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleReque
 // naming the estimate, the limit, and the algorithms of the collective that would fit.
 void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
 
-// Segments used when the request leaves them at 0: about 1 MiB per segment, 1 to 64.
+// Segments that cut a message of `bytes` into pieces of about 1 MiB, 1 to 64.
 std::uint32_t default_segments(std::uint64_t bytes);
+// The segment count `algorithm` uses for `request`: 1 when it is not pipelined, the request's
+// when given, else its rule's default for the request's size.
+std::uint32_t segments_for(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
 
 // Validates the request (P >= 1, collective supported, parameters consistent) and generates.
 Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& request);

@@ -2,6 +2,7 @@
 #include "collectives/closed_forms.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "collectives/algorithm.hpp"
 #include "collectives/partition.hpp"
@@ -54,41 +55,89 @@ ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t 
   return {latency, 0};
 }
 
+// A ring's phases on a uniform model, each step's N/P bytes sent as S slices of m = N/(P S):
+// a slice holds a rank's ports for `hop` = a + m b, then the receiver's reduction unit for
+// `reduce` = m g; each phase has n-1 steps, so `slots` = (P-1) S slices pass each port.
+// The time is the longest path through the schedule (docs/algorithms.md derives it):
+//   S = 1: each step waits for the reduction before it (Thakur et al.).
+//   S >= 2: either the ports never idle (every slot a hop), or the path rides the reduction
+//   unit from the first slice to the last and jumps on to the allgather: whichever is longer.
+struct RingSlots {
+  double slots, segments, hop, reduce;
+
+  double reduce_scatter() const {
+    if (segments == 1) return slots * (hop + reduce);
+    return slots * std::max(hop, reduce) + std::min(hop, reduce);
+  }
+  double allgather() const { return slots * hop; }
+  double allreduce() const {
+    if (segments == 1) return slots * (2 * hop + reduce);
+    // Reduction-bound: the first hop, every reduction, one hop into the allgather (its first
+    // step rides the last reduce-scatter step), then its other (P-2) S slots.
+    return std::max(2 * slots * hop, 2 * hop + slots * reduce + (slots - segments) * hop);
+  }
+};
+
+RingSlots ring_slots(const Terms& t, std::uint32_t segments) {
+  const double s = std::max<std::uint32_t>(segments, 1), slice = t.n / (t.p * s);
+  return {(t.p - 1) * s, s, t.a + slice * t.b, slice * t.g};
+}
+
+// Hierarchical-ring pipelined (S >= 2, G >= 2, M >= 2). One rank's port takes, in order, the
+// node ring's reduce-scatter (X1 = (G-1) S slots), the rail's reduce-scatter and allgather
+// (X2 = (M-1) S slots each) and the node's allgather (X1), and slice k of each phase waits
+// for slice k of the phase before. The longest path either keeps to the ports (every slot a
+// hop) or leaves them once to ride the reduction unit over a run of reduce slots and jumps
+// on to the slot S later; of all runs, only these five can be the longest (the gains below
+// are linear between the phases' edges; docs/algorithms.md). A detour adds its reductions
+// and drops the hops it skips.
+double pipelined_hierarchical_ring(const RingSlots& node, const RingSlots& rail) {
+  const double x1 = node.slots, x2 = rail.slots, s = node.segments;
+  const double hop1 = node.hop, red1 = node.reduce, hop2 = rail.hop, red2 = rail.reduce;
+  const double ports = 2 * (x1 * hop1 + x2 * hop2);
+  const double detours[] = {
+      (x1 - s + 1) * red1 - (x1 - 1) * hop1,                          // node reductions to its last step's first slice
+      x1 * red1 - (x1 - 1) * hop1 - (s - 1) * hop2,                    // every node reduction
+      red1 - (s - 1) * hop2,                                           // the node's last reduction alone
+      x1 * red1 + x2 * red2 - (x1 - 1) * hop1 - (x2 + s - 1) * hop2,  // every node and rail reduction
+      red1 + x2 * red2 - (x2 + s - 1) * hop2,                          // the node's last, then every rail reduction
+  };
+  return ports + std::max(0.0, *std::max_element(std::begin(detours), std::end(detours)));
+}
+
 }  // namespace
 
 namespace closed_forms {
 
-std::optional<double> ring(Collective c, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> ring(Collective c, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
   const auto t = uniform(cost, ranks, n);
   if (!t) return std::nullopt;
-  const double steps = t->p - 1, piece = t->n / t->p;
-  const double reduce_scatter = steps * (t->a + piece * (t->b + t->g));
-  const double allgather = steps * (t->a + piece * t->b);
-  if (c == Collective::reduce_scatter) return reduce_scatter;
-  if (c == Collective::allgather) return allgather;
-  return reduce_scatter + allgather;
+  const RingSlots ring = ring_slots(*t, segments);
+  if (c == Collective::reduce_scatter) return ring.reduce_scatter();
+  if (c == Collective::allgather) return ring.allgather();
+  return ring.allreduce();
 }
 
-std::optional<double> naive(Collective c, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> naive(Collective c, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
   const auto t = uniform(cost, ranks, n);
   if (!t) return std::nullopt;
   return rooted(c, (t->p - 1) * (t->a + t->n * (t->b + t->g)), (t->p - 1) * (t->a + t->n * t->b));
 }
 
-std::optional<double> binomial(Collective c, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> binomial(Collective c, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
   const auto t = uniform(cost, ranks, n);
   if (!t) return std::nullopt;
   const double levels = ceil_log2(ranks);
   return rooted(c, levels * (t->a + t->n * (t->b + t->g)), levels * (t->a + t->n * t->b));
 }
 
-std::optional<double> recursive_doubling(Collective, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> recursive_doubling(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
   const auto t = uniform(cost, ranks, n);
   if (!t) return std::nullopt;
   return floor_log2(ranks) * (t->a + t->n * (t->b + t->g)) + fold(*t, ranks);
 }
 
-std::optional<double> rabenseifner(Collective, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> rabenseifner(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
   const auto t = uniform(cost, ranks, n);
   if (!t) return std::nullopt;
   const double pof2 = double(Rank(1) << floor_log2(ranks)), levels = floor_log2(ranks);
@@ -97,12 +146,21 @@ std::optional<double> rabenseifner(Collective, Rank ranks, double n, const CostM
 }
 
 // Phases 1 and 3 on each node's ring (intra-node links), phase 2 on each rail (inter-node).
-std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const CostModel& cost) {
+std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
   const Rank g = cost.ranks_per_node;
   if (g == 0 || ranks % g != 0) return std::nullopt;
   const double m = ranks / g, node_chunk = n / g, rail_chunk = node_chunk / m;
   const LinkCost& in = cost.intra_node;
   const LinkCost& out = cost.inter_node;
+  if (segments > 1 && g == 1)  // one rank per node: a flat ring over the rails
+    return ring_slots({out.alpha_s, out.beta_s_per_byte, cost.gamma_s_per_byte, n, m}, segments).allreduce();
+  if (segments > 1 && m == 1)  // one node: a flat ring inside it
+    return ring_slots({in.alpha_s, in.beta_s_per_byte, cost.gamma_s_per_byte, n, double(g)}, segments).allreduce();
+  if (segments > 1) {
+    const double s = segments, node_slice = node_chunk / s, rail_slice = rail_chunk / s;
+    return pipelined_hierarchical_ring({(g - 1) * s, s, in.alpha_s + node_slice * in.beta_s_per_byte, node_slice * cost.gamma_s_per_byte},
+                                       {(m - 1) * s, s, out.alpha_s + rail_slice * out.beta_s_per_byte, rail_slice * cost.gamma_s_per_byte});
+  }
   const double intra_rs = (g - 1) * (in.alpha_s + node_chunk * (in.beta_s_per_byte + cost.gamma_s_per_byte));
   const double inter_ar = (m - 1) * (2 * out.alpha_s + rail_chunk * (2 * out.beta_s_per_byte + cost.gamma_s_per_byte));
   const double intra_ag = (g - 1) * (in.alpha_s + node_chunk * in.beta_s_per_byte);
@@ -112,11 +170,17 @@ std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const 
 }  // namespace closed_forms
 
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,
-                                       std::uint64_t bytes, const CostModel& cost) {
-  const ClosedForm form = find_algorithm(algorithm).closed_form;
-  if (!form) return std::nullopt;
+                                       std::uint64_t bytes, const CostModel& cost, std::uint32_t segments) {
+  const AlgorithmEntry& entry = find_algorithm(algorithm);
+  if (!entry.closed_form) return std::nullopt;
   if (ranks <= 1 || bytes == 0) return 0.0;  // nothing to move: no message is sent
-  return form(collective, ranks, double(bytes), cost);
+  ScheduleRequest request;
+  request.collective = collective;
+  request.ranks = ranks;
+  request.bytes = bytes;
+  request.segments = segments;
+  request.ranks_per_node = cost.ranks_per_node;
+  return entry.closed_form(collective, ranks, double(bytes), cost, segments_for(entry, request));
 }
 
 double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {

@@ -27,17 +27,24 @@ namespace collsim {
 // The closed form of each algorithm that has one (its table entry points here): the time of
 // `collective` on P ranks of n bytes, nullopt where the model is not the one it assumes.
 namespace closed_forms {
-std::optional<double> ring(Collective collective, Rank ranks, double n, const CostModel& cost);
-std::optional<double> naive(Collective collective, Rank ranks, double n, const CostModel& cost);
-std::optional<double> binomial(Collective collective, Rank ranks, double n, const CostModel& cost);
-std::optional<double> recursive_doubling(Collective collective, Rank ranks, double n, const CostModel& cost);
-std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, const CostModel& cost);
-std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost);
+std::optional<double> ring(Collective collective, Rank ranks, double n, const CostModel& cost,
+                           std::uint32_t segments);
+std::optional<double> naive(Collective collective, Rank ranks, double n, const CostModel& cost,
+                            std::uint32_t segments);
+std::optional<double> binomial(Collective collective, Rank ranks, double n, const CostModel& cost,
+                               std::uint32_t segments);
+std::optional<double> recursive_doubling(Collective collective, Rank ranks, double n, const CostModel& cost,
+                                         std::uint32_t segments);
+std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, const CostModel& cost,
+                                   std::uint32_t segments);
+std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost,
+                                        std::uint32_t segments);
 }  // namespace closed_forms
 
 // nullopt when the algorithm has no closed form for this collective / model (its table entry).
+// `segments`: the schedule's (0: the algorithm's default for this size, as generate_schedule).
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,
-                                       std::uint64_t bytes, const CostModel& cost);
+                                       std::uint64_t bytes, const CostModel& cost, std::uint32_t segments = 0);
 
 // Lower bound on any schedule's time under the analytic model: the busier of a rank's ports
 // (ceil(lg P) a + 2(P-1)/P N b for allreduce) and its reduction unit ((P-1)/P N g). The two

@@ -68,7 +68,7 @@ PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, 
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, flat);
   if (!engine.contention && r.analytic.one_port)
-    rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat);
+    rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
 }

@@ -28,7 +28,7 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
     throw Error(fmt::format("size {} is not a whole number of 4-byte float elements", bytes));
   ScheduleRequest r = predicted_request(request, bytes / kElementBytes);
   // Pipelining is chosen from the real size, as predict chooses it.
-  if (r.segments == 0 && find_algorithm(algorithm).pipelined) r.segments = default_segments(bytes);
+  r.segments = segments_for(find_algorithm(algorithm), predicted_request(request, bytes));
   Schedule schedule = generate_schedule(algorithm, r);
   check_schedule(schedule);
   return schedule;

@@ -6,7 +6,9 @@
 //      owns, cut into M pieces;
 //   3. allgather around each node's ring.
 // Only N/G bytes per rank cross the inter-node network, in 2(M-1) steps; seed 000's advice
-// (keep a node's GPUs adjacent in the ring) taken to its conclusion.
+// (keep a node's GPUs adjacent in the ring) taken to its conclusion. Every ring step is sent
+// in S slices (ring_phases.hpp), and slice k of each phase follows slice k of the phase
+// before: the rails cut each node slice into their M pieces rather than the node's chunk.
 #include <fmt/format.h>
 
 #include "collectives/algorithms/generators.hpp"
@@ -23,15 +25,17 @@ Schedule hierarchical_ring(const ScheduleRequest& request) {
   const ByteRange data{0, request.bytes};
 
   ChunkTable table;
-  const std::vector<ChunkId> node_chunks = ring_chunks(table, data, g);
+  const std::uint32_t segments = request.segments;
+  const RingChunks node_chunks = ring_chunks(table, data, g, segments);
   std::vector<RingSpec> nodes(m), rails(g);
   for (Rank n = 0; n < m; ++n) {
     for (Rank l = 0; l < g; ++l) nodes[n].ranks.push_back(n * g + l);
     nodes[n].chunks = node_chunks;
   }
+  // Rail slice k lies in node slice k: it leaves as soon as the node ring has reduced that slice.
   for (Rank l = 0; l < g; ++l) {
     for (Rank n = 0; n < m; ++n) rails[l].ranks.push_back(n * g + l);
-    rails[l].chunks = ring_chunks(table, part_of(data, g, (l + 1) % g), m);
+    rails[l].chunks = ring_chunks_by_slice(table, part_of(data, g, (l + 1) % g), m, segments);
   }
 
   ScheduleBuilder builder(info_for(request, "hierarchical-ring"), table.ranges());

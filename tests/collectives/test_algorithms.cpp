@@ -153,8 +153,18 @@ TEST_CASE("pipelined algorithms take their default segment count from the messag
     CHECK(s.info().segments == 3);
     CHECK_NOTHROW(check_schedule(s));
   }
-  const Schedule flat = generate_schedule("ring", request_of(Collective::allreduce, 8, 3 << 20));
-  CHECK(flat.info().segments == 1);
+  // Rings slice each step's message, N/P bytes, not the whole buffer.
+  for (const char* algorithm : {"ring", "hierarchical-ring"}) {
+    INFO(algorithm);
+    ScheduleRequest request = request_of(Collective::allreduce, 8, 3 << 20);
+    request.ranks_per_node = 4;
+    CHECK(generate_schedule(algorithm, request).info().segments == 1);  // steps of 384 KiB
+    request.bytes = 24 << 20;
+    CHECK(generate_schedule(algorithm, request).info().segments == 3);  // steps of 3 MiB
+    request.bytes = 4096;
+    CHECK(generate_schedule(algorithm, request).info().segments == 1);
+  }
+  CHECK(generate_schedule("ring", request_of(Collective::allreduce, 4, 1ull << 30)).info().segments == 64);
 }
 
 TEST_CASE("large schedules are checked with signatures", "[algorithms][large]") {
@@ -165,9 +175,11 @@ TEST_CASE("large schedules are checked with signatures", "[algorithms][large]") 
     std::uint32_t segments;
   };
   for (const Case& c : {Case{"ring", 1000, 1u << 20, 0}, Case{"rabenseifner", 1000, 1u << 20, 0},
-                        Case{"two-tree", 513, 1u << 20, 4}, Case{"recursive-doubling", 1024, 1u << 20, 0}}) {
+                        Case{"two-tree", 513, 1u << 20, 4}, Case{"recursive-doubling", 1024, 1u << 20, 0},
+                        Case{"ring", 100, 1u << 20, 4}, Case{"hierarchical-ring", 96, 1u << 20, 3}}) {
     ScheduleRequest request = request_of(Collective::allreduce, c.ranks, c.bytes);
     request.segments = c.segments;
+    request.ranks_per_node = std::string_view(c.algorithm) == "hierarchical-ring" ? 8 : 0;
     INFO(describe(c.algorithm, request));
     const Schedule s = generate_schedule(c.algorithm, request);
     CheckReport report;
@@ -184,6 +196,81 @@ TEST_CASE("ring allreduce has 2P(P-1) transfers in 2(P-1) steps", "[algorithms][
     const Schedule s = generate_schedule("ring", request_of(Collective::allreduce, p, 1000));
     CHECK(s.size() == 2ull * p * (p - 1));
     CHECK(s.step_count() == 2 * (p - 1));
+  }
+}
+
+TEST_CASE("the pipelined ring passes the checker for P = 1..64 in 2 to 8 segments, slices equal or not",
+          "[algorithms][ring][sweep]") {
+  std::vector<std::string> failures;
+  std::size_t checked = 0;
+  for (Collective c : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather})
+    for (Rank p = 1; p <= 64; ++p)
+      for (std::uint32_t k : {2u, 4u, 5u, 8u})
+        for (std::uint64_t n : {std::uint64_t(p) * k * 3, std::uint64_t(p) * k * 3 + 5}) {
+          ScheduleRequest request = request_of(c, p, n);
+          request.segments = k;
+          if (std::string failure = generate_and_check("ring", request); !failure.empty()) failures.push_back(failure);
+          ++checked;
+        }
+  INFO(failures.size() << " of " << checked << " schedules failed; the first:\n" << first_lines(failures));
+  CHECK(failures.empty());
+  CHECK(checked == 3u * 64 * 4 * 2);
+}
+
+TEST_CASE("a pipelined ring sends each step in S slices, and each slice waits only for its own slice",
+          "[algorithms][ring]") {
+  for (Rank p : {2u, 3u, 5u, 8u})
+    for (std::uint32_t k : {1u, 3u, 4u}) {
+      ScheduleRequest request = request_of(Collective::allreduce, p, std::uint64_t(p) * k * 10);
+      request.segments = k;
+      const Schedule s = generate_schedule("ring", request);
+      INFO("P=" << p << " S=" << k);
+      CHECK(s.size() == 2ull * p * (p - 1) * k);
+      CHECK(s.step_count() == 2 * (p - 1) * k);
+      for (Rank r = 0; r < p; ++r) {
+        CHECK(bytes_sent(s, r) == 2ull * (p - 1) * 10 * k);
+        CHECK(bytes_received(s, r) == 2ull * (p - 1) * 10 * k);
+      }
+      for (TransferId id = 0; id < s.size(); ++id) {
+        const Transfer t = s.transfer(id);
+        CHECK(s.transfer_bytes(id) == 10);
+        // Slot s S + k: slice k of ring step s; a slice of step s >= 1 reads what the same
+        // slice of step s-1 delivered, and nothing else holds it back (a write after a read
+        // of that slice may, in the allgather).
+        if (t.step < k) continue;
+        bool same_slice_before = false;
+        for (TransferId d : t.deps) {
+          const Transfer before = s.transfer(d);
+          CHECK(before.step + k <= t.step);
+          same_slice_before |= before.dst == t.src && s.chunks()[before.dst_chunk] == s.chunks()[t.src_chunk] &&
+                               before.step + k == t.step;
+        }
+        CHECK(same_slice_before);
+      }
+    }
+}
+
+TEST_CASE("hierarchical-ring's rails cut each node slice, so that rail slice k waits for node slice k only",
+          "[algorithms][hierarchical-ring]") {
+  ScheduleRequest request = request_of(Collective::allreduce, 12, 12 * 4 * 6);
+  request.ranks_per_node = 4;
+  request.segments = 4;
+  const Schedule s = generate_schedule("hierarchical-ring", request);
+  REQUIRE_NOTHROW(check_schedule(s));
+  CHECK(s.step_count() == (2 * 3 + 2 * 2) * 4u);
+  const Phase* rails = nullptr;
+  for (const Phase& phase : s.phases())
+    if (phase.name == "inter-node allreduce") rails = &phase;
+  REQUIRE(rails != nullptr);
+  const std::uint32_t node_steps = 3 * 4;
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    if (t.step < rails->first_step || t.step >= rails->first_step + 4) continue;  // the rails' first step
+    const std::uint32_t slice = t.step - rails->first_step;
+    for (TransferId d : t.deps) {
+      INFO("rail transfer " << id << " in slot " << t.step << " depends on " << d);
+      CHECK(s.transfer(d).step == node_steps - 4 + slice);  // the node ring's last step, same slice
+    }
   }
 }
 
@@ -408,10 +495,11 @@ TEST_CASE("hierarchical-ring refuses a missing ranks-per-node or a partial node"
 TEST_CASE("generate_schedule refuses segments for an algorithm that is not pipelined", "[algorithms][errors]") {
   ScheduleRequest request = request_of(Collective::allreduce, 4, 64);
   request.segments = 2;
-  require_refused("ring", request, "not pipelined");
+  require_refused("naive", request, "not pipelined");
   require_refused("rabenseifner", request, "not pipelined");
-  request.segments = 1;
   CHECK_NOTHROW(generate_schedule("ring", request));
+  request.segments = 1;
+  CHECK_NOTHROW(generate_schedule("naive", request));
 }
 
 TEST_CASE("parse_collective names the valid collectives when it refuses one", "[algorithms][errors]") {
@@ -430,25 +518,24 @@ TEST_CASE("bus bandwidth factors follow nccl-tests", "[algorithms]") {
 
 // The size guard weighs a request before generating it: its bounds must hold for every
 // schedule, or a request could pass the guard and still exhaust memory.
-TEST_CASE("The size bound of every algorithm covers the transfers and elements it generates") {
+TEST_CASE("The size bound of every algorithm covers the transfers and elements it generates, segments included") {
   for (const AlgorithmEntry& a : algorithm_table())
     for (Collective c : a.collectives)
       for (Rank p : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 12u, 16u, 33u, 64u})
         for (std::uint64_t bytes : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(4096), std::uint64_t(3) << 20})
-          for (Rank g : {0u, 1u, 4u}) {
-            ScheduleRequest r;
-            r.collective = c;
-            r.ranks = p;
-            r.bytes = bytes;
-            r.ranks_per_node = g;
-            if (!a.runs_on(p, g)) continue;
-            const Schedule s = generate_schedule(a.name, r);
-            const ScheduleSize bound = estimated_size(a, r);
-            INFO(describe(a.name, r));
-            CHECK(double(s.size()) <= bound.transfers);
-            CHECK(double(ElementMap(s.chunks()).count()) <= bound.elements);
-            CHECK(bound.element_visits >= bound.transfers);
-          }
+          for (Rank g : {0u, 1u, 4u})
+            for (std::uint32_t segments : {0u, 5u}) {
+              ScheduleRequest r = request_of(c, p, bytes);
+              r.ranks_per_node = g;
+              r.segments = segments;
+              if (!a.runs_on(p, g) || (segments > 0 && !a.pipelined)) continue;
+              const Schedule s = generate_schedule(a.name, r);
+              const ScheduleSize bound = estimated_size(a, r);
+              INFO(describe(a.name, r));
+              CHECK(double(s.size()) <= bound.transfers);
+              CHECK(double(ElementMap(s.chunks()).count()) <= bound.elements);
+              CHECK(bound.element_visits >= bound.transfers);
+            }
 }
 
 TEST_CASE("A schedule too large to build is refused before generating, naming the limit and what fits") {

@@ -66,21 +66,56 @@ TEST_CASE("closed forms hold for the other collectives of ring, naive and binomi
     }
 }
 
-TEST_CASE("hierarchical ring matches its two-link-class closed form", "[closed-form]") {
+// Cost models that put the pipelined ring in each of its regimes: ports busier than the
+// reduction unit (g < b), reduction-bound (g > b, and g a little above b, where the ports
+// still win for S > 2), equal, alpha-heavy, and no reduction at all.
+const CostModel kPipelineModels[] = {
+    CostModel::uniform(5e-6, 1.0 / 12.5e9, 1.0 / 100e9), CostModel::uniform(1e-6, 1.0 / 100e9, 1.0 / 12.5e9),
+    CostModel::uniform(0, 1e-9, 1.1e-9),                 CostModel::uniform(2e-6, 1e-9, 1e-9),
+    CostModel::uniform(1e-3, 1e-9, 3e-9),                CostModel::uniform(1e-6, 1e-10, 0),
+};
+
+TEST_CASE("the pipelined ring takes its closed form for S segments, in every regime", "[closed-form][ring]") {
+  for (const CostModel& cost : kPipelineModels)
+    for (Collective c : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather})
+      for (Rank p : {2u, 3u, 4u, 5u, 8u, 13u, 16u})
+        for (std::uint32_t k : {1u, 2u, 3u, 4u, 8u, 16u})
+          for (std::uint64_t scale : {1ull, 64ull, 4096ull}) {
+            const std::uint64_t n = std::uint64_t(p) * k * 48 * scale;  // equal slices
+            INFO(to_string(c) << " P=" << p << " S=" << k << " N=" << n << " alpha=" << cost.inter_node.alpha_s
+                              << " beta=" << cost.inter_node.beta_s_per_byte << " gamma=" << cost.gamma_s_per_byte);
+            const double engine = analytic_time("ring", c, p, n, cost, k);
+            REQUIRE(engine == Approx(*closed_form_time("ring", c, p, n, cost, k)).epsilon(1e-9).margin(1e-15));
+          }
+}
+
+// Two link classes in several regimes: NVLink-like nodes with fast reductions, a node link
+// slower than the rails, reductions slower than either link, alpha-heavy rails.
+CostModel two_class_model(double intra_alpha, double intra_Bps, double inter_alpha, double inter_Bps, double gamma) {
   CostModel cost;
-  cost.intra_node = {1e-6, 1.0 / 300e9};
-  cost.inter_node = {5e-6, 1.0 / 25e9};
-  cost.gamma_s_per_byte = 1.0 / 400e9;
-  for (Rank g : {1u, 2u, 4u, 8u}) {
-    cost.ranks_per_node = g;
-    for (Rank nodes = 1; nodes <= 6; ++nodes) {
-      const Rank p = g * nodes;
-      const std::uint64_t n = std::uint64_t(p) * 4096;
-      INFO("G=" << g << " nodes=" << nodes);
-      REQUIRE(analytic_time("hierarchical-ring", Collective::allreduce, p, n, cost, 0, g) ==
-              Approx(*closed_form_time("hierarchical-ring", Collective::allreduce, p, n, cost)).epsilon(1e-9));
-    }
-  }
+  cost.intra_node = {intra_alpha, 1.0 / intra_Bps};
+  cost.inter_node = {inter_alpha, 1.0 / inter_Bps};
+  cost.gamma_s_per_byte = gamma;
+  return cost;
+}
+
+TEST_CASE("hierarchical ring matches its two-link-class closed form, pipelined or not", "[closed-form]") {
+  const CostModel models[] = {two_class_model(1e-6, 300e9, 5e-6, 25e9, 1.0 / 400e9),
+                              two_class_model(1e-6, 450e9, 2e-6, 50e9, 1.0 / 1100e9),
+                              two_class_model(3e-6, 10e9, 1e-6, 40e9, 1.0 / 20e9),
+                              two_class_model(0, 100e9, 1e-4, 100e9, 1.0 / 5e9),
+                              two_class_model(1e-6, 200e9, 5e-6, 25e9, 0)};
+  for (CostModel cost : models)
+    for (Rank g : {1u, 2u, 4u, 8u})
+      for (Rank nodes = 1; nodes <= 6; ++nodes)
+        for (std::uint32_t k : {1u, 2u, 3u, 8u}) {
+          cost.ranks_per_node = g;
+          const Rank p = g * nodes;
+          const std::uint64_t n = std::uint64_t(p) * k * 4096;
+          INFO("G=" << g << " nodes=" << nodes << " S=" << k << " gamma=" << cost.gamma_s_per_byte);
+          REQUIRE(analytic_time("hierarchical-ring", Collective::allreduce, p, n, cost, k, g) ==
+                  Approx(*closed_form_time("hierarchical-ring", Collective::allreduce, p, n, cost, k)).epsilon(1e-9));
+        }
 }
 
 TEST_CASE("Thakur's non-power-of-two Rabenseifner estimate differs from the exact fold cost", "[closed-form]") {

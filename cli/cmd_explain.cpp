@@ -85,11 +85,17 @@ void print_text(const Schedule& s, const Explanation& x) {
              "a reduction appends what it adds (a1a0 = a1 + a0), '-' is a chunk that holds nothing yet.\n\n",
              info.algorithm, to_string(info.collective), info.ranks, info.bytes, x.element_names.size(),
              x.element_names.empty() ? "" : x.element_names.front(), x.element_names.empty() ? "" : x.element_names.back());
+  if (x.slices > 1)
+    fmt::print("Pipelined: each ring step sends its chunk as {0} slices, one per step below; a slice goes on to\n"
+               "the next rank as soon as it has arrived and been reduced, so slice k+1 travels while slice k is\n"
+               "reduced. The {0} slices of a ring chunk are {0} letters in a row.\n\n",
+               x.slices);
   print_trees(teaching_trees(s));
   fmt::print("initial state\n");
   print_state(x.initial);
   for (const ExplainedStep& step : x.steps) {
-    fmt::print("\nstep {}{}\n", step.step, step.phase.empty() ? "" : " (" + step.phase + ")");
+    const std::string label = step.phase + (step.phase.empty() || step.slice.empty() ? "" : "; ") + step.slice;
+    fmt::print("\nstep {}{}\n", step.step, label.empty() ? "" : " (" + label + ")");
     for (Rank r = 0; r < info.ranks; ++r)
       if (std::string line = rank_activity(s, x, step, r); !line.empty()) fmt::print("  gpu {} {}\n", r, line);
     fmt::print("state after step {}\n", step.step);

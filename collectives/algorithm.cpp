@@ -79,6 +79,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .size_bound = ring_size,
        .pipelined = true,
        .segment_rule = ring_segments,
+       .sliced_steps = true,
        .closed_form = closed_forms::ring},
       {.name = "naive",
        .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
@@ -126,6 +127,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .pipelined = true,
        .segment_rule = ring_segments,
        .needs_ranks_per_node = true,
+       .sliced_steps = true,
        .closed_form = closed_forms::hierarchical_ring},
   };
   return table;

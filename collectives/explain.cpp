@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/algorithm.hpp"
 #include "collectives/elements.hpp"
 #include "collectives/error.hpp"
 
@@ -18,6 +19,12 @@ std::string element_name(std::uint32_t i) {
 // Data element holding the byte a (possibly staged) offset stands for.
 std::uint32_t data_element_of(const ScheduleInfo& info, const ElementMap& elements, std::uint64_t offset) {
   return elements.element_at(info.bytes == 0 ? 0 : offset % info.bytes);
+}
+
+// Slices per ring step where the schedule is a pipelined ring (its steps are slices), else 1.
+std::uint32_t ring_slices(const ScheduleInfo& info) {
+  const AlgorithmEntry* entry = lookup_algorithm(info.algorithm);  // a loaded file may name any
+  return entry && entry->sliced_steps ? std::max<std::uint32_t>(info.segments, 1) : 1;
 }
 
 }  // namespace
@@ -51,6 +58,7 @@ Explanation explain_schedule(const Schedule& s) {
     return out;
   };
   x.initial = snapshot();
+  x.slices = ring_slices(info);
 
   for (TransferId id = 0; id < s.size();) {
     ExplainedStep step;
@@ -58,6 +66,8 @@ Explanation explain_schedule(const Schedule& s) {
     for (const Phase& p : s.phases())
       if (step.step >= p.first_step && step.step < p.first_step + p.step_count)
         step.phase += (step.phase.empty() ? "" : " + ") + p.name;
+    if (x.slices > 1)
+      step.slice = fmt::format("ring step {}, slice {} of {}", step.step / x.slices, step.step % x.slices + 1, x.slices);
     // List order is a valid execution order (the checker proves every conflict is ordered
     // by dependencies), so running a step's transfers one by one shows what a real run shows.
     for (; id < s.size() && s.transfer(id).step == step.step; ++id) {

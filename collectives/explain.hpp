@@ -15,6 +15,7 @@ namespace collsim {
 struct ExplainedStep {
   std::uint32_t step = 0;
   std::string phase;                            // phases containing the step, joined by " + "
+  std::string slice;                            // "ring step 1, slice 2 of 3" in a sliced ring; else ""
   std::vector<TransferId> transfers;            // in list order
   std::vector<std::vector<std::string>> state;  // [rank][element] after the step
 };
@@ -24,6 +25,7 @@ struct Explanation {
   std::vector<ByteRange> element_ranges;
   std::vector<std::vector<std::string>> initial;  // [rank][element]
   std::vector<ExplainedStep> steps;
+  std::uint32_t slices = 1;  // a pipelined ring's slices per ring step (each step below is one); else 1
 };
 
 inline constexpr Rank kMaxExplainedRanks = 32;

@@ -26,7 +26,9 @@ nlohmann::json step_json(const Schedule& s, const Explanation& x, const Explaine
     transfers.push_back({{"id", id}, {"src", t.src}, {"dst", t.dst}, {"op", to_string(t.op)},
                          {"src_chunk", describe_chunk(s, x, t.src_chunk)}, {"dst_chunk", describe_chunk(s, x, t.dst_chunk)}});
   }
-  return {{"step", step.step}, {"phase", step.phase}, {"transfers", transfers}, {"state", step.state}};
+  nlohmann::json out{{"step", step.step}, {"phase", step.phase}, {"transfers", transfers}, {"state", step.state}};
+  if (!step.slice.empty()) out["slice"] = step.slice;
+  return out;
 }
 
 nlohmann::json tree_json(const algorithms::BinaryTree& t) {
@@ -43,7 +45,7 @@ nlohmann::json explanation_json(const Schedule& s, const Explanation& x) {
   nlohmann::json trees = nlohmann::json::array();
   for (const auto& t : teaching_trees(s)) trees.push_back(tree_json(t));
   return {{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
-          {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"chunks", x.element_names},
+          {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"slices", x.slices}, {"chunks", x.element_names},
           {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
 }
 

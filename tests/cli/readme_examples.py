@@ -12,6 +12,8 @@ An HTML comment on the line before a block changes how it is checked:
   <!-- readme: mask numbers -->   every number matches any number (real executions);
   <!-- readme: illustration: WHY -->  not run (it needs what a test machine lacks: WHY).
 The test prints what it ran and fails on the first difference of each example.
+After an intended change, README_UPDATE=1 writes each failing example's actual output into the
+README, except where its expected lines hold a "..." (those are edited by hand).
 """
 import os
 import re
@@ -42,13 +44,15 @@ def blocks(lines):
 
 
 def examples(body):
-    """[(command, expected lines)] of a block; a command may continue with a trailing backslash."""
+    """[(command, expected lines, index in body of the first expected line)] of a block; a
+    command may continue with a trailing backslash."""
     out = []
-    for line in body:
+    for k, line in enumerate(body):
         if line.startswith("$ "):
-            out.append([line[2:], []])
+            out.append([line[2:], [], k + 1])
         elif out and out[-1][0].endswith("\\") and not out[-1][1]:
             out[-1][0] = out[-1][0][:-1] + " " + line.strip()
+            out[-1][2] = k + 1
         elif out:
             out[-1][1].append(line)
     return out
@@ -100,8 +104,10 @@ def main():
     bin_dir, readme = sys.argv[1], sys.argv[2]
     lines = open(readme, encoding="utf-8").read().split("\n")
     env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"], LC_ALL="C")
-    ran = illustrations = failed = 0
+    ran = illustrations = failed = updated = 0
     with tempfile.TemporaryDirectory() as scratch:
+        updating = os.environ.get("README_UPDATE") == "1"
+        rewrites = []  # (start, count, lines), applied at the end from the bottom up
         for marker, body, line_no in blocks(lines):
             how = re.match(r"<!-- readme: (mask times|mask numbers|illustration)", marker)
             how = how.group(1) if how else ""
@@ -109,7 +115,7 @@ def main():
                 illustrations += 1
                 print(f"README line {line_no}: illustration, not run: {marker}")
                 continue
-            for command, expected in examples(body):
+            for command, expected, first in examples(body):
                 ran += 1
                 result = subprocess.run(["bash", "-c", command], cwd=scratch, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
@@ -128,6 +134,14 @@ def main():
                     failed += 1
                     print(f"  exit status {result.returncode}")
                     print(first_difference(exp, act))
+                    if updating and not any("..." in l for l in expected):
+                        rewrites.append((line_no + first, len(expected), actual))  # body[0] is lines[line_no]
+    for start, count, actual in sorted(rewrites, reverse=True):
+        lines[start:start + count] = actual
+        updated += 1
+    if updated:
+        open(readme, "w", encoding="utf-8").write("\n".join(lines))
+        print(f"README_UPDATE: {updated} examples rewritten in {readme}")
     print(f"{ran} examples run, {failed} failed, {illustrations} blocks marked as illustrations")
     return 1 if failed or ran == 0 else 0
 

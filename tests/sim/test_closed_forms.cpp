@@ -89,6 +89,32 @@ TEST_CASE("the pipelined ring takes its closed form for S segments, in every reg
           }
 }
 
+TEST_CASE("as S grows, the pipelined ring hides the smaller of transfer and reduction", "[closed-form][ring]") {
+  // No alpha, so slicing costs nothing and the engine's time tends to
+  // max(2(P-1)/P N b, (P-1)/P N g + (P-2)/P N b): about (P-1)/P N (b + max(b, g)), where the
+  // textbook ring (S = 1) pays (P-1)/P N (2b + g). The gap to the limit is the first and the
+  // last slice's hop, 2 N b / (P S).
+  const Rank p = 8;
+  const std::uint64_t n = std::uint64_t(p) * 64 * 4096;
+  const double b = 1e-10, dn = double(n);
+  for (double g : {0.25 * b, b, 3 * b}) {
+    const CostModel cost = CostModel::uniform(0, b, g);
+    const double limit = std::max(2.0 * (p - 1) / p * dn * b, (p - 1.0) / p * dn * g + (p - 2.0) / p * dn * b);
+    const double textbook = (p - 1.0) / p * dn * (2 * b + g);
+    INFO("gamma / beta = " << g / b);
+    CHECK(analytic_time("ring", Collective::allreduce, p, n, cost, 1) == Approx(textbook).epsilon(1e-9));
+    double previous = textbook;
+    for (std::uint32_t k : {2u, 4u, 16u, 64u}) {
+      const double t = analytic_time("ring", Collective::allreduce, p, n, cost, k);
+      INFO("S = " << k);
+      CHECK(t <= previous * (1 + 1e-12));  // more slices never hurt without alpha
+      CHECK(t >= limit * (1 - 1e-12));
+      CHECK(t - limit <= 2 * dn * b / (p * k) * (1 + 1e-9));
+      previous = t;
+    }
+  }
+}
+
 // Two link classes in several regimes: NVLink-like nodes with fast reductions, a node link
 // slower than the rails, reductions slower than either link, alpha-heavy rails.
 CostModel two_class_model(double intra_alpha, double intra_Bps, double inter_alpha, double inter_Bps, double gamma) {

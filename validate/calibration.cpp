@@ -228,6 +228,27 @@ void check_cpu(const CalibrationSamples& s, std::vector<std::string>& reasons) {
       100 * s.on_cpu_fraction, 100 * kMinOnCpuFraction));
 }
 
+// One message alone by a fit's rows (what the cost rule gives the YAML's link class).
+double alone_seconds(const SizeFactorFit& fit, std::uint64_t bytes) {
+  FittedSizeFactor row = fit.rows.front();
+  for (const FittedSizeFactor& r : fit.rows)
+    if (r.from_bytes <= bytes) row = r;
+  return fit.alpha_s * row.latency + double(bytes) / (fit.bandwidth_Bps * row.bandwidth);
+}
+
+// The node's shared capacity: the best aggregate of the exchanges that stayed below what
+// their flows reached alone at the same size (0: none did, nothing is shared). Comparing at
+// the same size matters on a CPU node: two in-cache exchanges run at twice one flow's rate,
+// while out of cache both draw on one memory bus.
+double shared_capacity_of(const CalibrationSamples& samples, const SizeFactorFit& alone) {
+  double shared = 0;
+  for (const ConcurrentSample& s : samples.concurrent) {
+    const double alone_Bps = double(s.bytes) / alone_seconds(alone, s.bytes);
+    if (s.flows > 1 && s.aggregate_Bps() < 0.9 * s.flows * alone_Bps) shared = std::max(shared, s.aggregate_Bps());
+  }
+  return shared;
+}
+
 }  // namespace
 
 Calibration fit_calibration(const CalibrationSamples& samples) {
@@ -238,13 +259,9 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   c.link.intercept = alpha_of(c.link);
   c.reduction = fit_absolute(samples.reduction);
   c.gamma_s_per_byte = gamma_of(c.reduction);
-  // Shared capacity: the best aggregate rate of the concurrent test, when it stays below what
-  // independent links would give (flows x one link's bandwidth).
-  const double link_Bps = 1.0 / c.link.slope;
-  for (const ConcurrentSample& s : samples.concurrent)
-    if (s.flows > 1 && s.aggregate_Bps() < 0.9 * s.flows * link_Bps) c.shared_Bps = std::max(c.shared_Bps, s.aggregate_Bps());
   c.repeats = repeat_ranges(samples);
   c.size_factors = fit_size_factors(samples.ping_pong);
+  c.shared_Bps = shared_capacity_of(samples, c.size_factors);
   // Every flow crosses the node's shared capacity, so it may not be below what one flow alone
   // reached between two measured sizes: the ping-pong itself would then miss its medians.
   c.shared_Bps_measured = c.shared_Bps;

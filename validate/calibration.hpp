@@ -5,8 +5,8 @@
 // every point stands for the median of its repeats and keeps them. The fit is least squares
 // on t = alpha + beta b weighted by 1/t^2 (relative error: every decade of sizes counts
 // alike); gamma is the plain least-squares slope of the reduction times (large, out-of-cache
-// sizes dominate); the shared capacity is the best aggregate rate the concurrent test
-// reached. Each repeat is also fitted alone. The fit is unreliable when its points lie far
+// sizes dominate); the shared capacity is the best aggregate rate of the concurrent
+// exchanges (in cache and out of it) that fell short of their flows alone at the same size. Each repeat is also fitted alone. The fit is unreliable when its points lie far
 // off the line, when a parameter moves between repeats, or when the ranks did not have
 // their CPUs (bounds below). The result is a topology-form YAML (configs/README.md): one
 // node, one link class, each point's spread and the fit's residuals as comments, and a

@@ -50,6 +50,21 @@ bool mentions(const std::vector<std::string>& reasons, const std::string& fragme
 
 }  // namespace
 
+TEST_CASE("a shared capacity is what exchanges lost against their flows alone at the same size") {
+  // A CPU node as it measures: in cache, two exchanges run at twice one flow's rate (each
+  // core copies its own); out of cache they reach 1.2 flows' worth (one memory bus).
+  CalibrationSamples s = synthetic_samples(2e-6, 5e9, 1e-10);
+  const auto exchange = [](std::uint64_t bytes, double flows_worth) {
+    return ConcurrentSample{2, bytes, 2e-6 + 2.0 * double(bytes) / (flows_worth * 5e9), {}};
+  };
+  s.concurrent = {exchange(1u << 18, 2.0), exchange(1u << 20, 2.0)};
+  CHECK(fit_calibration(s).shared_Bps == 0);  // in cache only: nothing shared
+  s.concurrent.push_back(exchange(1u << 24, 1.2));
+  const Calibration c = fit_calibration(s);
+  CHECK(c.shared_Bps_measured == Approx(2.0 * (1u << 24) / (2e-6 + 2.0 * (1u << 24) / 6e9)));
+  CHECK(c.shared_Bps >= c.size_factors.bandwidth_Bps);  // never below one flow alone
+}
+
 TEST_CASE("the relative least-squares fit recovers alpha and beta from exact data") {
   const Calibration c = fit_calibration(synthetic_samples(2e-6, 5e9, 1e-10));
   CHECK(c.link.intercept == Approx(2e-6).epsilon(1e-6));

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -44,6 +45,15 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
   std::map<std::pair<std::string, std::uint64_t>, double> times;
   for (const PredictionRecord& rec : predict(r)) times[{rec.algorithm, rec.bytes}] = rec.time_s;
   return times;
+}
+
+// The most ranks asked for, but never more than the cores (at least 2): ranks beyond the
+// cores spin for a core while others measure, so the calibration would time the scheduler
+// (the worker's CPU-share check then refuses it), not the transport.
+Rank calibration_ranks(const ValidateOptions& o) {
+  const Rank most = *std::max_element(o.ranks.begin(), o.ranks.end());
+  const Rank cores = std::max<Rank>(std::thread::hardware_concurrency(), 2);
+  return o.backend == "mpi" || o.backend == "mpi+cuda" ? std::min(most, cores) : most;
 }
 
 std::string preamble(const ValidateOptions& o, const Calibration& c, const std::string& name) {
@@ -96,7 +106,7 @@ void run(const ValidateOptions& o) {
   if (o.ranks.empty()) throw Error("--ranks: give at least one rank count");
   const std::vector<ExecutionJob> jobs = planned_jobs(o);
   if (!o.out.empty()) report_folder(o, "");  // an unwritable -o fails now, not after the runs
-  CalibrationJob calibration_job{o.backend, *std::max_element(o.ranks.begin(), o.ranks.end()), parse_size(o.max_bytes), 0.05};
+  CalibrationJob calibration_job{o.backend, calibration_ranks(o), parse_size(o.max_bytes), 0.05};
   fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
   const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
   fmt::print(stderr, "{}", unreliable_calibration_warning(c, "validate"));
@@ -113,12 +123,17 @@ void run(const ValidateOptions& o) {
   const std::filesystem::path dir = report_folder(o, name);
   write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_job.ranks).yaml, "report file");
   write_text_file(dir / "results.csv", results_csv(rows), "report file");
-  write_text_file(dir / "results.md", results_markdown(rows, preamble(o, c, name)), "report file");
+  write_text_file(dir / "results.md", results_markdown(rows, preamble(o, c, name), machine.cores), "report file");
   write_text_file(dir / "plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name)), "report file");
   write_text_file(dir / "machine.md", machine_markdown(machine), "report file");
   const ValidationSummary s = summarize(rows);
-  fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}% -> {}\n", s.rows,
-             s.median_abs_error_pct, s.p90_abs_error_pct, dir.string());
+  const std::vector<RanksSummary> by_ranks = summarize_by_ranks(rows, machine.cores);
+  fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}%{} -> {}\n", s.rows,
+             s.median_abs_error_pct, s.p90_abs_error_pct,
+             by_ranks.size() > 1 || (by_ranks.size() == 1 && by_ranks[0].oversubscribed)
+                 ? " (" + by_ranks_text(by_ranks, machine.cores) + ")"
+                 : "",
+             dir.string());
 }
 
 }  // namespace

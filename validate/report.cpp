@@ -59,6 +59,23 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return {rows.size(), median_of(errors), percentile_of(errors, 0.9)};
 }
 
+std::vector<RanksSummary> summarize_by_ranks(const std::vector<ValidationRow>& rows, unsigned cores) {
+  std::map<Rank, std::vector<ValidationRow>> by_ranks;
+  for (const ValidationRow& r : rows) by_ranks[r.ranks].push_back(r);
+  std::vector<RanksSummary> out;
+  for (const auto& [ranks, these] : by_ranks) out.push_back({ranks, cores > 0 && ranks > cores, summarize(these)});
+  return out;
+}
+
+std::string by_ranks_text(const std::vector<RanksSummary>& summaries, unsigned cores) {
+  std::string out;
+  for (const RanksSummary& r : summaries)
+    out += fmt::format("{}P = {}{}: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}%", out.empty() ? "" : "; ",
+                       r.ranks, r.oversubscribed ? fmt::format(" (oversubscribed: {} ranks on {} cores)", r.ranks, cores) : "",
+                       r.summary.rows, r.summary.median_abs_error_pct, r.summary.p90_abs_error_pct);
+  return out;
+}
+
 MachineInfo describe_machine(const std::string& library, const std::string& gpu) {
   MachineInfo m;
   m.gpu = gpu;
@@ -86,12 +103,19 @@ std::string results_csv(const std::vector<ValidationRow>& rows) {
   return out;
 }
 
-std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble) {
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores) {
   const ValidationSummary s = summarize(rows);
   std::string out = preamble;
   out += fmt::format("\n## Summary\n\n{} cases: median |error| **{:.1f}%**, p90 |error| **{:.1f}%** "
                      "(error = (predicted - measured) / measured).\n\n",
                      s.rows, s.median_abs_error_pct, s.p90_abs_error_pct);
+  out += "| ranks | cases | median \\|error\\| | p90 \\|error\\| | |\n|---:|---:|---:|---:|---|\n";
+  for (const RanksSummary& r : summarize_by_ranks(rows, cores))
+    out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} |\n", r.ranks, r.summary.rows, r.summary.median_abs_error_pct,
+                       r.summary.p90_abs_error_pct,
+                       r.oversubscribed ? fmt::format("oversubscribed ({} ranks on {} cores): reported, not judged", r.ranks, cores)
+                                        : "one rank per core or fewer: judged");
+  out += "\n";
   out += "| algorithm | ranks | size | predicted | measured (median) | error |\n|---|---:|---:|---:|---:|---:|\n";
   for (const ValidationRow& r : rows)
     out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |\n", r.algorithm, r.ranks, format_size(r.bytes),

@@ -28,6 +28,19 @@ struct ValidationSummary {
 };
 ValidationSummary summarize(const std::vector<ValidationRow>& rows);
 
+// One summary per rank count, in increasing order. A rank count above the node's cores is
+// oversubscribed: ranks wait for a core, which no network model predicts, so it is reported
+// apart and marked, never judged with the others.
+struct RanksSummary {
+  Rank ranks = 0;
+  bool oversubscribed = false;
+  ValidationSummary summary;
+};
+std::vector<RanksSummary> summarize_by_ranks(const std::vector<ValidationRow>& rows, unsigned cores);
+// "P = 2: 35 cases, median |error| 9.8%, p90 |error| 21.0%; P = 4 (oversubscribed: 4 ranks on
+// 2 cores): ..."
+std::string by_ranks_text(const std::vector<RanksSummary>& summaries, unsigned cores);
+
 struct MachineInfo {
   std::string cpu, os, library, compiler, cuda;
   std::string gpu;  // the GPU the backend ran on (cuda); empty for mpi
@@ -41,7 +54,7 @@ MachineInfo describe_machine(const std::string& library, const std::string& gpu 
 std::string platform_name(const MachineInfo& machine, const std::string& backend);
 
 std::string results_csv(const std::vector<ValidationRow>& rows);
-std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble);
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores);
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title);
 std::string machine_markdown(const MachineInfo& machine);  // throws Error
 

@@ -330,6 +330,21 @@ TEST_CASE("the validation summary is the median and p90 of |error|") {
   CHECK_THAT(plot_svg(rows, "t"), Catch::Contains("<svg") && Catch::Contains("ring"));
 }
 
+TEST_CASE("the summary by rank count marks rank counts above the cores as oversubscribed") {
+  std::vector<ValidationRow> rows;
+  for (int i = 1; i <= 4; ++i) rows.push_back({"ring", 2, 1024, 1.0 + 0.01 * i, 1.0});
+  for (int i = 1; i <= 4; ++i) rows.push_back({"ring", 4, 1024, 1.0 + 0.5 * i, 1.0});
+  const std::vector<RanksSummary> s = summarize_by_ranks(rows, 2);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].ranks == 2);
+  CHECK_FALSE(s[0].oversubscribed);
+  CHECK(s[0].summary.median_abs_error_pct == Approx(2.5));
+  CHECK(s[1].oversubscribed);
+  CHECK(s[1].summary.median_abs_error_pct == Approx(125));
+  CHECK_THAT(by_ranks_text(s, 2), Catch::Contains("P = 4 (oversubscribed: 4 ranks on 2 cores)"));
+  CHECK_THAT(results_markdown(rows, "", 2), Catch::Contains("reported, not judged"));
+}
+
 TEST_CASE("measurements report nccl-tests bandwidths from the median") {
   Measurement m;
   m.ranks = 4;

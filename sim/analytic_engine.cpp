@@ -27,13 +27,14 @@ struct Resource {
 // many times), each message costed by the rule at its size.
 class RoutedPairs {
  public:
-  explicit RoutedPairs(const Topology& topology) : topology_(topology) {}
+  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  RoutedPairs(const Topology& topology, std::uint32_t slices) : topology_(topology), slices_(slices) {}
 
   LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes) {
     auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
     Pair& p = it->second;
     if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes).as_link_cost();
+    return p.cost.at(topology_.network, p.route, bytes, slices_).as_link_cost();
   }
 
  private:
@@ -42,6 +43,7 @@ class RoutedPairs {
     RouteCostCache cost;
   };
   const Topology& topology_;
+  std::uint32_t slices_;
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
@@ -103,7 +105,7 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  return run(s, RoutedPairs(topology), gamma_s_per_byte, options);
+  return run(s, RoutedPairs(topology, s.info().segments), gamma_s_per_byte, options);
 }
 
 }  // namespace collsim

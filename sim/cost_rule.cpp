@@ -14,15 +14,19 @@ namespace {
 // message crosses, the row of its size factors for this size: a factor on the bandwidth, and
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
-RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
+RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
+                         std::uint32_t slices) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
+  const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(slices, 1);
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
-    const SizeFactor f = link.kind == LinkKind::capacity ? SizeFactor{} : c.factor_at(bytes);
-    alpha_s = std::max(alpha_s, c.alpha_s * f.latency);
-    latency_s += link.latency_s * f.latency;
-    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * f.bandwidth);
+    const bool capacity = link.kind == LinkKind::capacity;
+    const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
+    const SizeFactor stream = capacity ? SizeFactor{} : c.factor_at(transfer_bytes);
+    alpha_s = std::max(alpha_s, c.alpha_s * start.latency);
+    latency_s += link.latency_s * start.latency;
+    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth);
   }
   return {alpha_s + latency_s, bottleneck_Bps};
 }
@@ -37,8 +41,9 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 
 }  // namespace
 
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
-  return corrected_cost(network, route, bytes);
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
+                     std::uint32_t slices) {
+  return corrected_cost(network, route, bytes, slices);
 }
 
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
@@ -49,7 +54,7 @@ double shared_capacity_Bps(const Network& network, LinkId link) {
 }
 
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes) {
-  return corrected_cost(topology.network, route_of(topology, src, dst), bytes).as_link_cost();
+  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1).as_link_cost();
 }
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes) {

@@ -5,7 +5,10 @@
 //   alone:  a message of s bytes on a route first pays its start-up, the largest class alpha on
 //           the route (once) plus the sum of its hop latencies, each times its class's latency
 //           factor at s; then drains at the route's bottleneck, the smallest of bandwidth_Bps x
-//           efficiency x bandwidth factor at s over its links. The analytic engine charges
+//           efficiency x bandwidth factor at s over its links. A slice of a pipelined
+//           transfer (S slices back to back) takes its latency factors at its own size but its
+//           bandwidth factors at the transfer's, S x s: the slices stream together, in the regime
+//           (protocol, caches) of the whole transfer, while each still pays its own start-up. The analytic engine charges
 //           start-up + s / bottleneck (as alpha + s * beta); the flow engine and SimGrid pay the
 //           start-up before the bytes move.
 //   shared: each link offers bandwidth_Bps x efficiency (its class's), divided max-min fairly
@@ -41,8 +44,10 @@ struct RouteCost {
   LinkCost as_link_cost() const { return {startup_s, bandwidth_Bps == kNoBottleneck_Bps ? 0.0 : 1.0 / bandwidth_Bps}; }
 };
 
-// A message of `bytes` alone on `route` (the links it crosses, in order).
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes);
+// A message of `bytes` alone on `route` (the links it crosses, in order), one of `slices`
+// slices of a pipelined transfer (1: a message on its own).
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
+                     std::uint32_t slices = 1);
 
 // What `link` offers the flows that share it, in bytes/s.
 double shared_capacity_Bps(const Network& network, LinkId link);
@@ -50,11 +55,13 @@ double shared_capacity_Bps(const Network& network, LinkId link);
 // A route's cost at the last message size asked. A rank pair mostly sends one size (a ring's
 // chunks), so the engines keep one of these per pair and ask the rule again only when the
 // size changes: the rule stays a function of the size without costing the engines' speed.
+// The slice count is one per run (a schedule's segments), so it is not part of the key.
 class RouteCostCache {
  public:
-  const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes) {
+  const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
+                      std::uint32_t slices) {
     if (!valid_ || bytes != bytes_) {
-      cost_ = route_cost(network, route, bytes);
+      cost_ = route_cost(network, route, bytes, slices);
       bytes_ = bytes;
       valid_ = true;
     }

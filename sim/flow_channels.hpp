@@ -31,8 +31,10 @@ struct Flow {
 
 class FlowChannels {
  public:
-  explicit FlowChannels(const Topology& topology)
+  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  FlowChannels(const Topology& topology, std::uint32_t slices)
       : topology_(topology),
+        slices_(slices),
         per_pair_routes_(topology.routing == RoutingMode::minimal || topology.routing == RoutingMode::shortest_path) {}
 
   struct Opened {
@@ -70,6 +72,7 @@ class FlowChannels {
   std::uint32_t new_slot();
 
   const Topology& topology_;
+  std::uint32_t slices_;
   bool per_pair_routes_;
   PairIndex pair_index_;
   std::vector<Channel> channels_;

@@ -54,14 +54,15 @@ class FlowSimulation {
  public:
   // A held schedule: per-transfer state for every transfer.
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
-      : FlowSimulation(s.info().ranks, s.size(), t, gamma, options, TransferLog(s.size(), true)) {
+      : FlowSimulation(s.info().ranks, s.info().segments, s.size(), t, gamma, options, TransferLog(s.size(), true)) {
     s_ = &s;
     dependencies_.emplace(s, log_);
   }
 
   // A streamed schedule: per-transfer times are not kept.
   FlowSimulation(const TransferStream& stream, const Topology& t, double gamma)
-      : FlowSimulation(stream.info().ranks, stream.size(), t, gamma, {}, TransferLog(stream.size(), false)) {
+      : FlowSimulation(stream.info().ranks, stream.info().segments, stream.size(), t, gamma, {},
+                       TransferLog(stream.size(), false)) {
     stream_ = &stream;
     dependencies_.emplace(stream);
   }
@@ -83,9 +84,9 @@ class FlowSimulation {
   }
 
  private:
-  FlowSimulation(Rank ranks, std::uint64_t total, const Topology& t, double gamma, const FlowOptions& options,
-                 TransferLog log)
-      : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)), channels_(t),
+  FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
+                 const FlowOptions& options, TransferLog log)
+      : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)), channels_(t, slices),
         reducer_free_(ranks, 0.0), reducer_last_(ranks, kNoTransfer),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l);

@@ -29,7 +29,8 @@ constexpr std::uint32_t kNoPair = ~0u;
 // another pair already crosses.
 class PairTable {
  public:
-  explicit PairTable(const Topology& t) : t_(t), owner_(t.network.link_count(), kNoPair) {}
+  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  PairTable(const Topology& t, std::uint32_t slices) : t_(t), slices_(slices), owner_(t.network.link_count(), kNoPair) {}
 
   std::uint32_t find_or_route(Rank src, Rank dst, TransferId flow) {
     const std::uint32_t index = index_.find_or_add(src, dst, std::uint32_t(pairs_.size()));
@@ -39,7 +40,7 @@ class PairTable {
   PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
   // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp).
-  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes); }
+  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes, slices_); }
   double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l); }
 
   // Each link carried only its owner's flows.
@@ -66,6 +67,7 @@ class PairTable {
   }
 
   const Topology& t_;
+  std::uint32_t slices_;
   std::vector<std::uint32_t> owner_;
   flow::PairIndex index_;
   std::vector<PairRoute> pairs_;
@@ -82,8 +84,8 @@ struct Timing {
 
 class ListTimer {
  public:
-  ListTimer(const Topology& t, Rank ranks, double gamma)
-      : pairs_(t), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
+  ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, double gamma)
+      : pairs_(t, slices), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
   bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, Timing& t) {
@@ -147,7 +149,7 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 // A held schedule: every transfer's record is kept, for the critical path and the timeline.
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
-  ListTimer timer(topology, s.info().ranks, gamma);
+  ListTimer timer(topology, s.info().ranks, s.info().segments, gamma);
   std::vector<TransferRecord> records(s.size());
   result.rank_finish_s.assign(s.info().ranks, 0.0);
   TransferId last = kNoTransfer;
@@ -208,7 +210,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
-  ListTimer timer(topology, ranks, gamma_s_per_byte);
+  ListTimer timer(topology, ranks, stream.info().segments, gamma_s_per_byte);
   // Done times at id % window. Reserved (address space only) and filled as ids come, so
   // memory is touched only as far as the stream gets: a stream declined early costs little.
   const std::uint64_t window = std::min<std::uint64_t>(stream.max_dependency_distance() + 1, stream.size() + 1);

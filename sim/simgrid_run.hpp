@@ -56,14 +56,14 @@ class Run {
   double startup_s(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    return c.cost.at(network_, route, schedule_.transfer_bytes(id)).startup_s;
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments).startup_s;
   }
   // The rate a network transfer's size factors hold it to, when that is below what its links
   // offer (their max-min share could be more); 0: the links alone decide, as SimGrid does.
   double rate_bound_Bps(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id)).bandwidth_Bps;
+    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments).bandwidth_Bps;
     for (LinkId l : route)
       if (alone >= shared_capacity_Bps(network_, l)) return 0;
     return route.empty() ? 0 : alone;

@@ -132,8 +132,8 @@ TEST_CASE("a route costs its largest class alpha once, its summed latencies, and
   CHECK(shared_capacity_Bps(net, ab) == 100e9);
   CHECK(shared_capacity_Bps(net, bc) == 5e9);
   RouteCostCache cache;
-  CHECK(cache.at(net, route, 7).startup_s == route_cost(net, route, 7).startup_s);
-  CHECK(cache.at(net, route, 9).bandwidth_Bps == route_cost(net, route, 9).bandwidth_Bps);
+  CHECK(cache.at(net, route, 7, 1).startup_s == route_cost(net, route, 7).startup_s);
+  CHECK(cache.at(net, route, 9, 1).bandwidth_Bps == route_cost(net, route, 9).bandwidth_Bps);
 }
 
 TEST_CASE("a message alone takes the rule's start-up plus its bytes at the route's bottleneck, in every engine") {

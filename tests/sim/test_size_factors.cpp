@@ -2,8 +2,9 @@
 // the one cost rule, and the engines held to them: a class's efficiency lowers what its links
 // offer everyone; a message of s bytes uses its classes' size-factor rows for s, bandwidth
 // and latency; a table of ones changes nothing; a message held below its links by its factor
-// leaves the rest of the link to others; the analytic, flow and SimGrid engines agree, and a
-// ring equals its closed form with the factors of its chunk size.
+// leaves the rest of the link to others; a slice of a pipelined transfer takes its start-up
+// at its own size and its bandwidth at the transfer's; the analytic, flow and SimGrid engines
+// agree, and a ring equals its closed form with those factors.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -115,6 +116,18 @@ TEST_CASE("the rule applies each class's efficiency to its links and its size fa
   CHECK(shared_capacity_Bps(t.network, across[1]) == Approx(4e9));   // f: none
 }
 
+TEST_CASE("a slice of a pipelined transfer pays its own start-up but streams at the transfer's rate") {
+  const ClusterConfig config = cluster("topology: {kind: xgft, m: [2, 2], w: [1, 2], links: [e, f]}\n");
+  const Topology& t = *config.topology;
+  const std::vector<LinkId> across = route_between(t, 0, 3);
+  // 1 KiB slices of a 4 MiB transfer: the 1 KiB rows' alphas and latencies, the 4 MiB rows' rates.
+  const RouteCost slice = route_cost(t.network, across, 1024, 4096);
+  CHECK(slice.startup_s == Approx(route_cost(t.network, across, 1024).startup_s));
+  CHECK(slice.bandwidth_Bps == Approx(route_cost(t.network, across, 4 << 20).bandwidth_Bps));
+  // One slice is the message itself.
+  CHECK(route_cost(t.network, across, 8192, 1).bandwidth_Bps == route_cost(t.network, across, 8192).bandwidth_Bps);
+}
+
 TEST_CASE("a one-row table of factor 1 and efficiency 1 equal the datasheet rule exactly, in every engine") {
   const std::string plain = "name: t\nlink_classes:\n  l: {bandwidth_Bps: 5.0e+9, latency_s: 2.0e-7, alpha_s: 1.0e-6}\n";
   const std::string ones = "name: t\nlink_classes:\n  l: {bandwidth_Bps: 5.0e+9, latency_s: 2.0e-7, alpha_s: 1.0e-6, "
@@ -187,34 +200,42 @@ TEST_CASE("with efficiency and size factors, the flow engine still equals SimGri
   const Topology& t = *config.topology;
   for (const AlgorithmEntry& a : algorithm_table()) {
     if (!a.supports(Collective::allreduce)) continue;
-    for (std::uint64_t bytes : {std::uint64_t(8192), std::uint64_t(3) << 20}) {
-      ScheduleRequest r;
-      r.ranks = config.ranks;
-      r.bytes = bytes;
-      r.ranks_per_node = 2;
-      const Schedule s = generate_schedule(a.name, r);
-      INFO(a.name << ", " << bytes << " bytes");
-      CHECK(run_flow(s, t, 1e-11).time_s == Approx(run_simgrid(s, t, 1e-11).time_s).epsilon(1e-6));
-    }
+    for (std::uint64_t bytes : {std::uint64_t(8192), std::uint64_t(3) << 20})
+      for (std::uint32_t segments : {0u, 4u}) {  // 4: slices that stream at their transfer's rate
+        if (segments > 0 && !a.pipelined) continue;
+        ScheduleRequest r;
+        r.ranks = config.ranks;
+        r.bytes = bytes;
+        r.ranks_per_node = 2;
+        r.segments = segments;
+        const Schedule s = generate_schedule(a.name, r);
+        INFO(a.name << ", " << bytes << " bytes, " << s.info().segments << " segments");
+        CHECK(run_flow(s, t, 1e-11).time_s == Approx(run_simgrid(s, t, 1e-11).time_s).epsilon(1e-6));
+      }
   }
 }
 #endif
 
-TEST_CASE("a ring with factors equals its closed form with the factors of its chunk size") {
+TEST_CASE("a ring with factors equals its closed form with the factors of its slices and chunk") {
   // One class on a full mesh: every ring message has its own cable, so the analytic engine's
-  // one-port ring is the closed form, with alpha and beta those of a chunk (N/P bytes).
+  // one-port ring is the closed form, with alpha that of a slice (N/(P S) bytes) and beta
+  // that of a chunk (N/P bytes), the slices of a step streaming together.
   for (Rank p : {2u, 3u, 4u, 8u})
-    for (std::uint64_t chunk : {std::uint64_t(1024), std::uint64_t(16384), std::uint64_t(1) << 20}) {
-      const ClusterConfig config = cluster(fmt::format("topology: {{kind: full, endpoints: {}, link: e}}\n", p), 1e-10);
-      const Topology& t = *config.topology;
-      ScheduleRequest r;
-      r.ranks = p;
-      r.bytes = chunk * p;
-      const Schedule s = generate_schedule("ring", r);
-      const std::uint32_t segments = s.info().segments;  // a pipelined ring's messages are chunk / S
-      const CostModel flat = equivalent_cost_model(t, 1e-10, chunk / segments);
-      const double formula = *closed_forms::ring(Collective::allreduce, p, double(r.bytes), flat, segments);
-      INFO("P = " << p << ", chunk " << chunk << ", " << segments << " segments");
-      CHECK(run_analytic(s, t, 1e-10).time_s == Approx(formula).epsilon(1e-9));
-    }
+    for (std::uint64_t chunk : {std::uint64_t(1024), std::uint64_t(16384), std::uint64_t(1) << 20})
+      for (std::uint32_t segments : {1u, 4u}) {
+        const ClusterConfig config = cluster(fmt::format("topology: {{kind: full, endpoints: {}, link: e}}\n", p), 1e-10);
+        const Topology& t = *config.topology;
+        ScheduleRequest r;
+        r.ranks = p;
+        r.bytes = chunk * p;
+        r.segments = segments;
+        const Schedule s = generate_schedule("ring", r);
+        REQUIRE(s.info().segments == segments);
+        const LinkCost slice = equivalent_cost_model(t, 1e-10, chunk / segments).inter_node;
+        const LinkCost whole = equivalent_cost_model(t, 1e-10, chunk).inter_node;
+        const CostModel flat = CostModel::uniform(slice.alpha_s, whole.beta_s_per_byte, 1e-10);
+        const double formula = *closed_forms::ring(Collective::allreduce, p, double(r.bytes), flat, segments);
+        INFO("P = " << p << ", chunk " << chunk << ", " << segments << " segments");
+        CHECK(run_analytic(s, t, 1e-10).time_s == Approx(formula).epsilon(1e-9));
+      }
 }

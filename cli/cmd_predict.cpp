@@ -10,6 +10,7 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
@@ -220,7 +221,13 @@ void run(const PredictOptions& o) {
   r.simgrid.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
   FlowOutputs flow(o, cluster, r);
-  const std::vector<PredictionRecord> records = predict(r);
+  std::vector<PredictionRecord> records;
+  {
+    ProgressLine progress("predict");  // cleared before the table prints
+    records = predict(r, [&](const PredictionStep& step) {
+      progress.update(fmt::format("{} {}", step.algorithm, format_size(step.bytes)), step.index, step.total);
+    });
+  }
   flow.finish();
   switch (o.format) {
     case Format::table: {

@@ -81,7 +81,7 @@ std::vector<std::string> available_engines() {
   return names;
 }
 
-std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const std::string&)>& progress) {
+std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
   check_engine_fits(find_engine(r.engine), r);
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
@@ -89,10 +89,12 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
   const CostModel flat = r.topology ? equivalent_cost_model(*r.topology, r.cost.gamma_s_per_byte) : r.cost;
 
   std::vector<PredictionRecord> records;
+  std::size_t started = 0;
   for (std::uint64_t bytes : r.sizes) {
     const std::size_t first = records.size();
     for (const std::string& a : names) {
-      if (progress) progress(fmt::format("{} {} bytes", a, bytes));
+      if (progress) progress({a, bytes, started, r.sizes.size() * names.size()});
+      ++started;
       records.push_back(predict_one(r, flat, a, bytes));
     }
     auto best = std::min_element(records.begin() + first, records.end(),

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -66,8 +67,14 @@ struct PredictionRequest {
 // can run on these ranks (hierarchical-ring needs whole nodes) and whose schedule fits in
 // memory (the others are named through on_note). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
 // cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
+// Which run starts, and how many there are (for a progress line).
+struct PredictionStep {
+  std::string_view algorithm;
+  std::uint64_t bytes = 0;
+  std::size_t index = 0, total = 0;  // runs done before this one, of all
+};
 std::vector<PredictionRecord> predict(const PredictionRequest& request,
-                                      const std::function<void(const std::string&)>& progress = {});
+                                      const std::function<void(const PredictionStep&)>& progress = {});
 
 nlohmann::json to_json(const PredictionRecord& record);
 // analytic, flow, and simgrid where collsim was built with SimGrid.

@@ -4,6 +4,8 @@
 # crashes or hangs. The cases are the table tests/cli/bad_inputs.txt (its header says the
 # format), plus the ones below that need files made by collsim itself.
 set -u
+# Stderr must be the one error line: no progress line from a command that runs a while first.
+export COLLSIM_PROGRESS=0
 collsim=$1
 table=$(dirname "$0")/bad_inputs.txt
 tmp=$(mktemp -d)

@@ -4,6 +4,8 @@
 # with exit 0, or exit 2 and one "collsim: error:" line; never a crash, a hang or a raw byte.
 # Bounded (60 configs, 40 schedules) and reproducible: case k uses seed k.
 set -u
+# Stderr must be the one error line: no progress line from a command that runs a while first.
+export COLLSIM_PROGRESS=0
 collsim=$1
 configs=$2
 tmp=$(mktemp -d)

@@ -103,7 +103,9 @@ def first_difference(expected, actual):
 def main():
     bin_dir, readme = sys.argv[1], sys.argv[2]
     lines = open(readme, encoding="utf-8").read().split("\n")
-    env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"], LC_ALL="C")
+    # COLLSIM_PROGRESS=0: long examples would add progress lines to the stderr compared here.
+    env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"], LC_ALL="C",
+               COLLSIM_PROGRESS="0")
     ran = illustrations = failed = updated = 0
     with tempfile.TemporaryDirectory() as scratch:
         updating = os.environ.get("README_UPDATE") == "1"

@@ -1,0 +1,39 @@
+// cli/progress_line.hpp — "how far along" for long commands, on stderr only (stdout stays the
+// table, CSV or JSON a user pipes on). Silent for the first second, so quick commands print
+// nothing extra; then one line rewritten in place on a terminal, or a line every few seconds
+// into a pipe or file. Each line: what runs now, done / total, elapsed and estimated remaining.
+// COLLSIM_PROGRESS=0 in the environment silences it (scripts that compare stderr);
+// COLLSIM_PROGRESS=1 prints every update at once (tests, logs that want each step).
+// Touches stderr and the clock, nothing else.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace collsim {
+
+class ProgressLine {
+ public:
+  enum class Mode { quiet_first, never, every_update };  // COLLSIM_PROGRESS unset, 0, 1
+  explicit ProgressLine(std::string command);
+  ~ProgressLine();  // clears a terminal line it drew
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  // `done` of `total` items finished; `now` names the one starting.
+  void update(const std::string& now, std::size_t done, std::size_t total);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::string command_;
+  bool terminal_;
+  Mode mode_;
+  Clock::time_point start_, last_print_;
+  bool drawn_ = false;
+};
+
+// "12 s", "3 min 05 s": a duration for people.
+std::string format_duration(double seconds);
+
+}  // namespace collsim

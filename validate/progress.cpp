@@ -20,12 +20,15 @@ constexpr std::string_view kPrefix = "progress.";
 ProgressBeacon::ProgressBeacon(const fs::path& folder, Rank rank)
     : file_(folder.empty() ? fs::path() : folder / fmt::format("{}{}", kPrefix, rank)) {}
 
+// At most one write per interval, whatever `where` says: it names the iteration, so it
+// changes at every beat, and a file written and renamed per iteration put the worker's
+// filesystem work (and its disk's interrupts) between the timed iterations.
 void ProgressBeacon::beat(const std::string& where) {
   if (file_.empty()) return;
   ++beats_;
-  const auto now = std::chrono::steady_clock::now();
-  if (where == where_ && now - written_ < kWriteInterval) return;
   where_ = where;
+  const auto now = std::chrono::steady_clock::now();
+  if (beats_ > 1 && now - written_ < kWriteInterval) return;
   written_ = now;
   write();
 }

@@ -21,8 +21,9 @@ class ProgressBeacon {
   ProgressBeacon() = default;  // beats go nowhere
   ProgressBeacon(const std::filesystem::path& folder, Rank rank);
 
-  // A step forward. Written at once when `where` changes, else at most twice a second, so
-  // beating every iteration costs next to nothing; never inside a timed region.
+  // A step forward. The first is written at once, the others at most twice a second (the
+  // latest `where` then), so beating every iteration costs next to nothing; never inside a
+  // timed region.
   void beat(const std::string& where);
 
  private:

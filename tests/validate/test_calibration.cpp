@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "collectives/error.hpp"
@@ -11,6 +12,7 @@
 #include "validate/calibration.hpp"
 #include "validate/launcher.hpp"
 #include "validate/measurement.hpp"
+#include "validate/progress.hpp"
 #include "validate/report.hpp"
 
 using namespace collsim;
@@ -381,4 +383,23 @@ TEST_CASE("with a hostfile, mpirun spreads the ranks over its nodes and takes th
   CHECK(std::vector<std::string>(command.end() - 3, command.end()) == std::vector<std::string>{"worker", "job", "out"});
   const std::vector<std::string> local = mpirun_command(2, {"w"});
   CHECK(std::find(local.begin(), local.end(), "self,vader") != local.end());
+}
+
+TEST_CASE("a progress beacon writes its first beat at once and then at most twice a second") {
+  // Each beat names its iteration, so `where` changes every time: that must not turn every
+  // beat into a file write and rename between timed iterations.
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "collsim-test-beacon";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  ProgressBeacon beacon(folder, 3);
+  beacon.beat("ring 4K iteration 1 of 1000");
+  for (int i = 2; i <= 1000; ++i) beacon.beat(fmt::format("ring 4K iteration {} of 1000", i));
+  const std::vector<RankProgress> p = read_progress(folder);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].rank == 3);
+  // Were every beat written, the file would hold the last one; 1,000 beats take far less than
+  // the half second between writes, so it holds an early one (the first, unless stalled).
+  CHECK(p[0].beats < 1000);
+  CHECK(p[0].where != "ring 4K iteration 1000 of 1000");
+  std::filesystem::remove_all(folder);
 }

@@ -333,7 +333,9 @@ std::string size_factor_rows(const Calibration& c) {
     const FittedSizeFactor& r = c.size_factors.rows[i];
     out += fmt::format("      - {{from_bytes: {}, bandwidth: {:.10g}, latency: {:.10g}}}  # {} .. {}{}\n", r.from_bytes,
                        r.bandwidth, r.latency, format_size(sweep[i].bytes), format_size(sweep[i + 1].bytes),
-                       r.bent ? ": bent to stay physical, misses a median" : "");
+                       r.bent   ? ": bent to stay physical, misses a median"
+                       : r.step ? ": a jump at the next size (a protocol or cache switch): the row before carries on to it"
+                                : "");
   }
   return out;
 }

@@ -130,6 +130,7 @@ struct FittedSizeFactor {
   std::uint64_t from_bytes = 0;
   double bandwidth = 1, latency = 1;
   bool bent = false;  // its line was bent to stay physical: the model misses a median here
+  bool step = false;  // a jump ends this stretch: the row before carries on up to it
 };
 
 struct SizeFactorFit {

@@ -22,6 +22,8 @@ constexpr double kLeastStartupShare = 0.05;
 struct Line {
   double startup_s = 0, rate_Bps = std::numeric_limits<double>::infinity();
   bool bent = false;
+  bool steep = false;  // its own line would start below zero: a jump between the two sizes
+  bool step = false;   // the stretch before carries on up to the jump (steps_at_jumps)
 };
 
 Line line_through(const SizeTime& a, const SizeTime& b) {
@@ -32,8 +34,24 @@ Line line_through(const SizeTime& a, const SizeTime& b) {
     line.startup_s = kLeastStartupShare * a.seconds;
     line.rate_Bps = double(b.bytes) / (b.seconds - line.startup_s);
     line.bent = true;
+    line.steep = true;
   }
   return line;
+}
+
+// A steep stretch is a protocol switch between its two sizes (Open MPI's shared memory goes
+// from eager copies to single-copy rendezvous at 4 KiB): no straight line with a start-up
+// above zero joins them. The stretch before carries on up to the jump instead, and the next
+// row, from the far size on, starts exactly at its time, so both medians are met; the switch
+// is taken at the far size. The first stretch has nothing before it and the last nothing
+// after: those stay bent, and so does the second of two jumps in a row.
+void steps_at_jumps(std::vector<Line>& lines) {
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i)
+    if (lines[i].steep && !lines[i - 1].step) {  // a step's line misses its far size: two jumps in a row stay bent
+      lines[i] = lines[i - 1];  // passes through this stretch's first size, bent or not
+      lines[i].step = true;
+      lines[i].steep = lines[i].bent = false;
+    }
 }
 
 // A line whose start-up is beyond the latency factor's bound keeps the far point with less.
@@ -78,6 +96,7 @@ SizeFactorFit fit_size_factors(const std::vector<SizeTime>& measured) {
   const std::vector<SizeTime> sweep = non_decreasing(measured);
   std::vector<Line> lines;
   for (std::size_t i = 0; i + 1 < sweep.size(); ++i) lines.push_back(line_through(sweep[i], sweep[i + 1]));
+  steps_at_jumps(lines);
   SizeFactorFit fit;
   fit.alpha_s = lines.front().startup_s;
   for (std::size_t i = 0; i < lines.size(); ++i) bound_startup(lines[i], sweep[i + 1], fit.alpha_s);
@@ -87,7 +106,7 @@ SizeFactorFit fit_size_factors(const std::vector<SizeTime>& measured) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     fit.rows.push_back({i == 0 ? 0 : sweep[i].bytes, std::isfinite(l.rate_Bps) ? l.rate_Bps / fit.bandwidth_Bps : 1.0,
-                        l.startup_s / fit.alpha_s, l.bent});
+                        l.startup_s / fit.alpha_s, l.bent, l.step});
   }
   return fit;
 }

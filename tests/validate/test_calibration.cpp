@@ -218,13 +218,17 @@ TEST_CASE("the calibrated link class follows a sweep through its regimes: every 
   }
 }
 
-TEST_CASE("a stretch whose time does not grow, or would start below zero, is bent and marked") {
+TEST_CASE("a stretch whose time does not grow is bent, a jump is a step, and both are marked") {
   CalibrationSamples s = synthetic_samples(1e-6, 5e9, 1e-10);
   s.ping_pong[7].seconds = s.ping_pong[6].seconds * 0.99;  // falls a little: noise, averaged flat
-  s.ping_pong[9].seconds *= 3;                           // a steep step: its line would start below zero
+  s.ping_pong[11].seconds *= 3;                          // a jump: its own line would start below zero
   const SizeFactorFit fit = fit_size_factors(s.ping_pong);
   CHECK(fit.rows[6].bent);
-  CHECK(fit.rows[8].bent);
+  CHECK(fit.rows[10].step);  // the row before carries on up to the jump
+  CHECK_FALSE(fit.rows[10].bent);
+  CHECK(fit.rows[10].latency == fit.rows[9].latency);
+  CHECK(fit.rows[10].bandwidth == fit.rows[9].bandwidth);
+  CHECK_FALSE(fit.rows[11].step);  // the jump's far size starts a row of its own
   CHECK_FALSE(fit.rows[0].bent);
   for (const FittedSizeFactor& r : fit.rows) {
     CHECK(r.latency > 0);
@@ -234,6 +238,7 @@ TEST_CASE("a stretch whose time does not grow, or would start below zero, is ben
   }
   const std::string yaml = calibrated_config_yaml(fit_calibration(s), "cpu-test", 2);
   CHECK_THAT(yaml, Catch::Contains("bent to stay physical"));
+  CHECK_THAT(yaml, Catch::Contains("a jump at the next size"));
   CHECK_NOTHROW(parse_cluster_config(yaml, "calibrated"));
 }
 

@@ -224,8 +224,18 @@ void run(const PredictOptions& o) {
   std::vector<PredictionRecord> records;
   {
     ProgressLine progress("predict");  // cleared before the table prints
+    PredictionStep now;
+    std::string run;  // "ring 1G"
+    // Inside a long flow run too: how far through its transfers it is.
+    r.flow.progress = [&](std::uint64_t done, std::uint64_t total) {
+      const double part = double(done) / double(total);
+      progress.update(fmt::format("{} ({:.0f}% of {:.3g} M transfers)", run, 100 * part, double(total) / 1e6),
+                      double(now.index) + part, now.total);
+    };
     records = predict(r, [&](const PredictionStep& step) {
-      progress.update(fmt::format("{} {}", step.algorithm, format_size(step.bytes)), step.index, step.total);
+      now = step;
+      run = fmt::format("{} {}", step.algorithm, format_size(step.bytes));
+      progress.update(run, double(step.index), step.total);
     });
   }
   flow.finish();

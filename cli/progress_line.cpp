@@ -49,7 +49,7 @@ ProgressLine::~ProgressLine() {
   if (drawn_ && terminal_) std::fputs("\r\033[K", stderr);
 }
 
-void ProgressLine::update(const std::string& now, std::size_t done, std::size_t total) {
+void ProgressLine::update(const std::string& now, double done, std::size_t total) {
   if (mode_ == Mode::never) return;
   const Clock::time_point t = Clock::now();
   const double elapsed = seconds_between(start_, t);
@@ -57,10 +57,10 @@ void ProgressLine::update(const std::string& now, std::size_t done, std::size_t 
   if (mode_ == Mode::quiet_first && throttled) return;
   // What is left, at the pace so far (items differ in cost, so this is a rough guide).
   const std::string remaining =
-      done > 0 && total > done ? fmt::format(", about {} left", format_duration(elapsed * double(total - done) / double(done)))
-                               : "";
-  const std::string line = fmt::format("collsim {}: {} of {} done, now {}; {} elapsed{}", command_, done, total, now,
-                                       format_duration(elapsed), remaining);
+      done > 0 && double(total) > done ? fmt::format(", about {} left", format_duration(elapsed * (double(total) - done) / done))
+                                       : "";
+  const std::string line = fmt::format("collsim {}: {} of {} done, now {}; {} elapsed{}", command_,
+                                       static_cast<std::size_t>(done), total, now, format_duration(elapsed), remaining);
   if (terminal_) fmt::print(stderr, "\r\033[K{}", line);
   else fmt::print(stderr, "{}\n", line);
   std::fflush(stderr);

@@ -21,8 +21,8 @@ class ProgressLine {
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  // `done` of `total` items finished; `now` names the one starting.
-  void update(const std::string& now, std::size_t done, std::size_t total);
+  // `done` of `total` items finished (a fraction: part of the current one); `now` names it.
+  void update(const std::string& now, double done, std::size_t total);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -70,9 +70,10 @@ class FlowSimulation {
   FlowSimulation& operator=(const FlowSimulation&) = delete;
 
   // From the roots on, each completion hands its successors on. `progress` hears the count
-  // of completed transfers every 16 M.
-  FlowResult run(const std::function<void(std::uint64_t)>& progress = {}) {
+  // of completed transfers every `every` (a power of two).
+  FlowResult run(const std::function<void(std::uint64_t)>& progress = {}, std::uint64_t every = std::uint64_t(1) << 24) {
     progress_ = progress;
+    progress_mask_ = every - 1;
     for (TransferId id : dependencies_->roots()) become_ready(id, 0.0);
     while (!events_.empty()) step();
     check_finished();
@@ -227,7 +228,7 @@ class FlowSimulation {
       last_ = id;
     }
     ++completed_;
-    if (progress_ && (completed_ & 0xFFFFFF) == 0) progress_(completed_);
+    if (progress_ && (completed_ & progress_mask_) == 0) progress_(completed_);
     for (const FlowDependencies::Ready& next : dependencies_->done(id, done)) become_ready(next.id, next.ready_s);
   }
 
@@ -261,6 +262,7 @@ class FlowSimulation {
   std::optional<FlowDependencies> dependencies_;
   std::vector<TransferId> facts_deps_;  // scratch for the stream's answer
   std::function<void(std::uint64_t)> progress_;
+  std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
   // Per rank: its reduction unit.
   std::vector<double> reducer_free_;
@@ -289,7 +291,9 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (options.shortcut)
     if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
       return std::move(*result);
-  return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run();
+  std::function<void(std::uint64_t)> count;
+  if (options.progress) count = [&](std::uint64_t done) { options.progress(done, schedule.size()); };
+  return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run(count, kProgressEvery);
 }
 
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -19,7 +20,11 @@ struct FlowOptions {
   // Where no link can carry two rank pairs' flows, compute the same times in one pass
   // without events (sim/flow_shortcut.hpp). false: always simulate events (for tests).
   bool shortcut = true;
+  // Hears (transfers timed, of all) every kProgressEvery transfers, for a progress line; the
+  // count starts again at 0 when the one-pass shortcut gives up for the event simulation.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
 };
+inline constexpr std::uint64_t kProgressEvery = std::uint64_t(1) << 16;
 
 struct LinkUsage {
   double bytes = 0;             // carried over the whole run

@@ -154,6 +154,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
   result.rank_finish_s.assign(s.info().ranks, 0.0);
   TransferId last = kNoTransfer;
   for (TransferId id = 0; id < s.size(); ++id) {
+    if (options.progress && id > 0 && id % kProgressEvery == 0) options.progress(id, s.size());
     const Transfer x = s.transfer(id);
     Timing t;
     for (TransferId d : x.deps) {

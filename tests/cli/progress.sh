@@ -20,6 +20,12 @@ grep -Eq '^collsim predict: 4 of 12 done, now two-tree 256K; [0-9.]+ s elapsed, 
 grep -q 'done, now' "$tmp/out" && fail "progress leaked into stdout"
 grep -q '^winner per size: 64K=' "$tmp/out" || fail "the table is not intact: $(tail -2 "$tmp/out")"
 
+# Inside one flow run: 129,024 transfers (ring, 64 ranks, 16 slices a step) report at 65,536.
+COLLSIM_PROGRESS=1 "$collsim" predict --preset fat-tree-2to1 --algo ring --bytes 1G > /dev/null 2> "$tmp/err" ||
+  fail "one-run predict exited $?"
+grep -Eq '^collsim predict: 0 of 1 done, now ring 1G \(51% of 0.129 M transfers\); [0-9.]+ s elapsed, about [0-9.]+ s left$' "$tmp/err" ||
+  fail "no progress inside the run: $(cat "$tmp/err")"
+
 # Silenced: COLLSIM_PROGRESS=0.
 COLLSIM_PROGRESS=0 "$collsim" "${long[@]}" > /dev/null 2> "$tmp/err" ||
   fail "silenced predict exited $?"

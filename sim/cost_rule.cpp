@@ -23,7 +23,7 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
     const LinkClass& c = network.link_class(link.link_class);
     const bool capacity = link.kind == LinkKind::capacity;
     const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
-    const SizeFactor stream = capacity ? SizeFactor{} : c.factor_at(transfer_bytes);
+    const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes);
     alpha_s = std::max(alpha_s, c.alpha_s * start.latency);
     latency_s += link.latency_s * start.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth);

@@ -35,14 +35,16 @@ std::string calibrated_backends() {
   std::vector<std::string_view> names;
   for (const BackendEntry& b : backend_table())
     if (b.calibrates) names.push_back(b.name);
-  return fmt::format("{}", fmt::join(names, " and "));
+  return fmt::format("{}", fmt::join(names, " or "));
 }
 
 }  // namespace
 
 CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
   if (!find_backend(job.backend).calibrates)
-    throw Error(fmt::format("calibration of backend '{}' is not implemented (only {})", job.backend, calibrated_backends()));
+    throw Error(fmt::format("backend '{}' has no calibration of its own: calibrate with {}, whose measured link and "
+                            "reduction numbers it runs on",
+                            job.backend, calibrated_backends()));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
   if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
   if (job.repeats < 1) throw Error("--repeats must be at least 1");

@@ -16,11 +16,14 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif
 
 using namespace collsim;
+using collsim::test::one_message;
+using collsim::test::route_between;
 
 namespace {
 
@@ -61,16 +64,6 @@ const std::vector<Case>& cases() {
 
 const std::vector<std::uint64_t> kSizes = {1, 1000003, 1 << 20, 48 << 20};
 
-// One message of `bytes` from src to dst, alone.
-Schedule one_message(Rank ranks, Rank src, Rank dst, std::uint64_t bytes) {
-  ScheduleInfo info;
-  info.ranks = ranks;
-  info.bytes = bytes;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, bytes});
-  s.append(src, all, dst, all, Op::copy, 0, {});
-  return s;
-}
 
 // `senders` messages of `bytes` each, from ranks 1..senders into rank 0, all at once.
 Schedule gather_at_zero(Rank senders, std::uint64_t bytes) {
@@ -85,11 +78,6 @@ Schedule gather_at_zero(Rank senders, std::uint64_t bytes) {
   return s;
 }
 
-std::vector<LinkId> route_between(const Topology& t, Rank src, Rank dst) {
-  std::vector<LinkId> route;
-  t.route(src, dst, 0, route);
-  return route;
-}
 
 // Every engine's time for the schedule, by name; SimGrid's where it is built.
 std::vector<std::pair<std::string, double>> engine_times(const Schedule& s, const Topology& t) {

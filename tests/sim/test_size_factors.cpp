@@ -19,11 +19,14 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif
 
 using namespace collsim;
+using collsim::test::one_message;
+using collsim::test::route_between;
 
 namespace {
 
@@ -46,21 +49,7 @@ ClusterConfig cluster(const std::string& topology, double gamma = 0) {
       "t.yaml");
 }
 
-std::vector<LinkId> route_between(const Topology& t, Rank src, Rank dst) {
-  std::vector<LinkId> route;
-  t.route(src, dst, 0, route);
-  return route;
-}
 
-Schedule one_message(Rank ranks, Rank src, Rank dst, std::uint64_t bytes) {
-  ScheduleInfo info;
-  info.ranks = ranks;
-  info.bytes = bytes;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, bytes});
-  s.append(src, all, dst, all, Op::copy, 0, {});
-  return s;
-}
 
 // Every engine's time, by name (SimGrid's where it is built).
 std::vector<std::pair<std::string, double>> engine_times(const Schedule& s, const Topology& t, double gamma) {

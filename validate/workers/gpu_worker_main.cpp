@@ -49,7 +49,7 @@ void work(const std::string& job_path, const std::string& out_path) {
   const nlohmann::json job = nlohmann::json::parse(file);
   nlohmann::json out;
   if (job.at("mode") == "calibrate") {
-    if (job.at("backend") != "cuda") throw Error("calibration of backend '" + job.at("backend").get<std::string>() + "' is not implemented");
+    if (job.at("backend") != "cuda") throw Error("backend '" + job.at("backend").get<std::string>() + "' has no calibration of its own: calibrate with cuda");
     const CalibrationPlan plan{job.at("max_bytes").get<std::uint64_t>(), job.at("seconds_per_point").get<double>()};
     out["calibration"] = to_json(measure_cuda_calibration(plan, job.at("ranks").get<Rank>()));
   } else {

@@ -1,0 +1,29 @@
+// tests/support/one_message.hpp — small helpers the cost-rule tests share: a schedule of one
+// message, and the route between two ranks (flow id 0).
+#pragma once
+
+#include <vector>
+
+#include "collectives/schedule.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim::test {
+
+// One message of `bytes` from src to dst, alone.
+inline Schedule one_message(Rank ranks, Rank src, Rank dst, std::uint64_t bytes) {
+  ScheduleInfo info;
+  info.ranks = ranks;
+  info.bytes = bytes;
+  Schedule s(info);
+  const ChunkId all = s.add_chunk({0, bytes});
+  s.append(src, all, dst, all, Op::copy, 0, {});
+  return s;
+}
+
+inline std::vector<LinkId> route_between(const Topology& t, Rank src, Rank dst) {
+  std::vector<LinkId> route;
+  t.route(src, dst, 0, route);
+  return route;
+}
+
+}  // namespace collsim::test

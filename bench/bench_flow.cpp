@@ -1,11 +1,12 @@
 // bench/bench_flow.cpp — the flow engine's speed and memory on one case per process:
-// `bench_flow fat-tree|dragonfly ALGO P [BYTES]` (allreduce, default 1 GiB), on the fabrics
+// `bench_flow fat-tree|dragonfly|dragonfly-shared|dragonfly-private ALGO P [BYTES]` (allreduce, default 1 GiB), on the fabrics
 // of bench::fabric_yaml (bench/bench_util.hpp).
 // Prints one line: transfers, generation and simulation seconds, simulated transfers per
 // second, events, max-min solves, peak RSS and the predicted time. Rings from 8,192 ranks are
 // streamed (collectives/transfer_stream.hpp), not held. Asserts nothing: the
 // targets and figures live in docs/performance.md (bench/flow_report.sh runs the matrix).
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -21,7 +22,7 @@ namespace {
 
 using namespace collsim;
 
-constexpr const char* kUsage = "usage: bench_flow fat-tree|dragonfly ALGO P [BYTES]";
+constexpr const char* kUsage = "usage: bench_flow fat-tree|dragonfly|dragonfly-shared|dragonfly-private ALGO P [BYTES]";
 
 // From 8,192 ranks a ring is too large to hold (537 M transfers at 16,384): stream it.
 int streamed_ring(const std::string& kind, const ScheduleRequest& r, const ClusterConfig& c) {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     const std::string& algo = bench_case.algorithm;
     const ScheduleRequest& r = bench_case.request;
     const ClusterConfig c = parse_cluster_config(bench::fabric_yaml(kind, r.ranks, kUsage), "bench.yaml");
-    if (algo == "ring" && r.ranks >= 8192) return streamed_ring(kind, r, c);
+    if (algo == "ring" && (r.ranks >= 8192 || std::getenv("BENCH_STREAM"))) return streamed_ring(kind, r, c);
     Schedule s;
     const double generate_s = bench::seconds([&] { s = generate_schedule(algo, r); });
     FlowResult f;

@@ -1,13 +1,18 @@
 // sim/flow_channels.cpp — flow slots, rank-pair channels and their routes (see the header).
 #include "sim/flow_channels.hpp"
 
+#include <limits>
+
 namespace collsim::flow {
 
-FlowChannels::Opened FlowChannels::open(TransferId id, Rank src, Rank dst, std::uint64_t bytes) {
+FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
+  const Rank src = x.src, dst = x.dst;
+  const std::uint64_t bytes = x.bytes;
   const std::uint32_t channel = channel_of(src, dst, id);
   const std::uint32_t slot = new_slot();
   Flow& f = flows_[slot];
   f.transfer = id;
+  f.facts = x;
   f.channel = channel;
   f.cached = channels_[channel].cached;
   if (f.cached) {
@@ -28,7 +33,10 @@ FlowChannels::Opened FlowChannels::open(TransferId id, Rank src, Rank dst, std::
 
 std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {
   const std::uint32_t index = pair_index_.find_or_add(src, dst, std::uint32_t(channels_.size()));
-  if (index < channels_.size()) return index;
+  if (index < channels_.size()) {
+    just_shared_.clear();
+    return index;
+  }
   Channel& c = channels_.emplace_back();
   if (per_pair_routes_) {
     c.route_begin = std::uint32_t(pool_.size());
@@ -36,7 +44,38 @@ std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {
     c.route_length = std::uint32_t(pool_.size() - c.route_begin);
     c.cached = true;
   }
+  classify(index);
   return index;
+}
+
+// Exclusive while every link of its route is its own; a link another channel crosses makes
+// both shared, and so does a route crossing one link twice (its flow shares with itself).
+// A route of no links (both ranks on one vertex) stays with the general path.
+void FlowChannels::classify(std::uint32_t channel) {
+  just_shared_.clear();
+  Channel& c = channels_[channel];
+  if (owner_.empty() || c.route_length == 0) return;
+  bool alone = true;
+  for (LinkId l : channel_links(channel)) {
+    const std::uint32_t owner = owner_[l];
+    if (owner == kNone) {
+      owner_[l] = channel;
+      continue;
+    }
+    alone = false;
+    owner_[l] = kShared;
+    if (owner != channel && owner != kShared && channels_[owner].exclusive) make_shared(owner);
+  }
+  c.exclusive = alone;
+  if (!alone) return;
+  c.smallest_capacity_Bps = std::numeric_limits<double>::infinity();
+  for (LinkId l : channel_links(channel))
+    c.smallest_capacity_Bps = std::min(c.smallest_capacity_Bps, shared_capacity_Bps(topology_.network, l));
+}
+
+void FlowChannels::make_shared(std::uint32_t channel) {
+  channels_[channel].exclusive = false;
+  just_shared_.push_back(channel);
 }
 
 std::uint32_t FlowChannels::new_slot() {

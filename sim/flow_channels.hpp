@@ -5,20 +5,37 @@
 // ignores the flow id (minimal, shortest-path) a channel routes once and keeps its route;
 // ECMP and Valiant route every transfer afresh. Start-ups come from the cost rule
 // (sim/cost_rule.hpp). What happens when, and at what rate, is the simulation's.
+//
+// Exclusive channels (the partial shortcut): where routes are kept per pair, a channel whose
+// route crosses no link that another channel's route crosses (nor one link twice) is
+// exclusive: its flows are alone on their links, so each drains at its bandwidth alone from
+// start to end and the simulation times it without max-min. A channel met later that crosses
+// an exclusive channel's link makes both shared (just_shared() names those that changed).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "collectives/schedule.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::flow {
 
+// What the simulation reads of a transfer, read once when it is ready.
+struct TransferFacts {
+  Rank src = 0, dst = 0;
+  std::uint64_t bytes = 0;
+  Op op = Op::copy;
+  bool is_local() const { return src == dst; }
+};
+
 struct Flow {
   TransferId transfer = 0;
+  TransferFacts facts;
   std::uint32_t channel = 0;
   std::uint32_t next = kNone;  // the next slot queued on its channel
   std::uint32_t route_begin = 0, route_length = 0;  // in the channels' pool, or the slot's own links
@@ -29,20 +46,47 @@ struct Flow {
   std::uint32_t version = 0;  // stale end events carry an older one
 };
 
+// What an exclusive channel has drained so far (sim/flow_engine.cpp times it).
+struct ExclusiveState {
+  double last_start_s = -1;    // when its latest transfer's bytes could first drain (ready + start-up)
+  double last_arrival_s = 0;   // when its latest transfer's last byte arrived
+  TransferId last = kNoTransfer;
+};
+
 class FlowChannels {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  FlowChannels(const Topology& topology, std::uint32_t slices)
+  // `exclusive`: tell exclusive channels apart (otherwise every channel is shared).
+  FlowChannels(const Topology& topology, std::uint32_t slices, bool exclusive)
       : topology_(topology),
         slices_(slices),
-        per_pair_routes_(topology.routing == RoutingMode::minimal || topology.routing == RoutingMode::shortest_path) {}
+        per_pair_routes_(topology.routing == RoutingMode::minimal || topology.routing == RoutingMode::shortest_path),
+        owner_(exclusive && per_pair_routes_ ? topology.network.link_count() : 0, kNone) {}
+
+  // The channel of the pair, routed and classified on first sight (see just_shared()).
+  std::uint32_t channel_of(Rank src, Rank dst, TransferId id);
+  bool exclusive(std::uint32_t channel) const { return channels_[channel].exclusive; }
+  // Exclusive channels the last channel_of() made shared (their flows now meet another's).
+  std::span<const std::uint32_t> just_shared() const { return just_shared_; }
+  ExclusiveState& state(std::uint32_t channel) { return channels_[channel].state; }
+  std::span<const LinkId> channel_links(std::uint32_t channel) const {
+    return {pool_.data() + channels_[channel].route_begin, channels_[channel].route_length};
+  }
+  // A message of `bytes` alone on an exclusive channel's route (sim/cost_rule.hpp), and the
+  // rate it drains at: the bandwidth alone, capped by the route's smallest link capacity.
+  const RouteCost& cost(std::uint32_t channel, std::uint64_t bytes) {
+    return channels_[channel].cost.at(topology_.network, channel_links(channel), bytes, slices_);
+  }
+  double drain_rate_Bps(std::uint32_t channel, double alone_Bps) const {
+    return std::min(alone_Bps, channels_[channel].smallest_capacity_Bps);
+  }
 
   struct Opened {
     std::uint32_t slot;
     double startup_s;  // alpha and the route's latency: its bytes may drain that much later
   };
-  // A slot for transfer `id` of `bytes` from src to dst, routed.
-  Opened open(TransferId id, Rank src, Rank dst, std::uint64_t bytes);
+  // A slot for transfer `id`, routed.
+  Opened open(TransferId id, const TransferFacts& x);
 
   Flow& operator[](std::uint32_t slot) { return flows_[slot]; }
   std::span<const LinkId> links(std::uint32_t slot) const {
@@ -66,9 +110,13 @@ class FlowChannels {
     std::uint32_t active = kNone;                      // the slot draining now
     std::uint32_t head = kNone, tail = kNone;          // slots queued, linked through Flow::next
     bool cached = false;                               // route holds for every transfer of the pair
+    bool exclusive = false;                            // no other channel crosses its links
+    double smallest_capacity_Bps = 0;                  // of its route's links, where exclusive
+    ExclusiveState state;
   };
 
-  std::uint32_t channel_of(Rank src, Rank dst, TransferId id);
+  void classify(std::uint32_t channel);
+  void make_shared(std::uint32_t channel);
   std::uint32_t new_slot();
 
   const Topology& topology_;
@@ -80,6 +128,11 @@ class FlowChannels {
   std::vector<Flow> flows_;
   std::vector<std::vector<LinkId>> own_route_;  // per slot, for routes not kept per channel
   std::vector<std::uint32_t> free_;
+  // Per link, the one channel whose route crosses it, kShared where several do, kNone where
+  // none has yet; empty when exclusive channels are not told apart.
+  std::vector<std::uint32_t> owner_;
+  std::vector<std::uint32_t> just_shared_;
+  static constexpr std::uint32_t kShared = kNone - 1;
 };
 
 }  // namespace collsim::flow

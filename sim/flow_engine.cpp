@@ -42,26 +42,29 @@ using flow::kIdMask;
 using flow::kKindShift;
 using flow::kNone;
 
-// What the simulation reads of a transfer.
-struct TransferFacts {
-  Rank src = 0, dst = 0;
-  std::uint64_t bytes = 0;
-  Op op = Op::copy;
-  bool is_local() const { return src == dst; }
-};
+using flow::TransferFacts;
+
+// Thrown where the partial shortcut timed something ahead that the events could order
+// otherwise (a reduction arriving before one timed ahead of it on the same rank, or a channel
+// shared after it ran ahead): run_flow runs the events alone instead.
+struct AheadOfOrder {};
 
 class FlowSimulation {
  public:
-  // A held schedule: per-transfer state for every transfer.
+  // A held schedule: per-transfer state for every transfer. With the shortcut, every pair's
+  // channel is routed and classified first, so none turns shared during the run.
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
       : FlowSimulation(s.info().ranks, s.info().segments, s.size(), t, gamma, options, TransferLog(s.size(), true)) {
     s_ = &s;
     dependencies_.emplace(s, log_);
+    if (options.shortcut)
+      for (TransferId id = 0; id < s.size(); ++id)
+        if (const Transfer x = s.transfer(id); !x.is_local()) channels_.channel_of(x.src, x.dst, id);
   }
 
   // A streamed schedule: per-transfer times are not kept.
-  FlowSimulation(const TransferStream& stream, const Topology& t, double gamma)
-      : FlowSimulation(stream.info().ranks, stream.info().segments, stream.size(), t, gamma, {},
+  FlowSimulation(const TransferStream& stream, const Topology& t, double gamma, const FlowOptions& options)
+      : FlowSimulation(stream.info().ranks, stream.info().segments, stream.size(), t, gamma, options,
                        TransferLog(stream.size(), false)) {
     stream_ = &stream;
     dependencies_.emplace(stream);
@@ -70,7 +73,7 @@ class FlowSimulation {
   FlowSimulation& operator=(const FlowSimulation&) = delete;
 
   // From the roots on, each completion hands its successors on. `progress` hears the count
-  // of completed transfers every `every` (a power of two).
+  // of completed transfers every `every` (a power of two). Throws AheadOfOrder (above).
   FlowResult run(const std::function<void(std::uint64_t)>& progress = {}, std::uint64_t every = std::uint64_t(1) << 24) {
     progress_ = progress;
     progress_mask_ = every - 1;
@@ -85,10 +88,18 @@ class FlowSimulation {
   }
 
  private:
+  // Per rank, its reduction unit: one reduction at a time, in order of arrival.
+  struct Reducer {
+    double free_s = 0;
+    double last_arrival_s = -1;
+    TransferId last = kNoTransfer;
+    bool last_ahead = false;  // the last arrival was timed ahead (an exclusive channel's)
+  };
+
   FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
-      : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)), channels_(t, slices),
-        reducer_free_(ranks, 0.0), reducer_last_(ranks, kNoTransfer),
+      : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
+        channels_(t, slices, options.shortcut), reducers_(ranks),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l);
     sharing_ = MaxMinSharing(capacity_);
@@ -109,26 +120,27 @@ class FlowSimulation {
     return {x.src, x.dst, s_->transfer_bytes(id), x.op};
   }
 
-  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0) {
-    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version});
+  void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t version = 0) {
+    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version, slot});
   }
 
   // One instant: every event within 1e-12 relative of the earliest is part of the batch.
   void step() {
-    const double now = events_.next_time();
-    const double limit = now + std::max(now, 1e-9) * 1e-12;
+    now_ = events_.next_time();
+    const double limit = now_ + std::max(now_, 1e-9) * 1e-12;
     while (!events_.empty() && events_.next_time() <= limit) {
       const Event e = events_.pop();
       ++result_.events;
       switch (e.kind()) {
         case EventKind::flow_end:
-          if (channels_[e.id()].active && channels_[e.id()].version == e.version) finish_flow(e.id(), now);
+          if (channels_[e.slot].active && channels_[e.slot].version == e.version) finish_flow(e.slot, now_);
           break;
-        case EventKind::flow_start: start_flow(e.id(), now); break;
-        case EventKind::local_ready: arrive(e.id(), now); break;
+        case EventKind::flow_start: start_flow(e.slot, now_); break;
+        case EventKind::local_ready: arrive(e.id(), facts(e.id()), now_); break;
+        case EventKind::exclusive_start: start_exclusive(e.id(), e.slot, now_); break;
       }
     }
-    resolve(now);
+    resolve(now_);
   }
 
   // All dependencies are done: route the transfer and wait out its alpha and latency.
@@ -139,8 +151,36 @@ class FlowSimulation {
       log_.started(id, ready);
       return push(ready, EventKind::local_ready, id);
     }
-    const FlowChannels::Opened flow = channels_.open(id, x.src, x.dst, x.bytes);
-    push(ready + flow.startup_s, EventKind::flow_start, flow.slot);
+    const std::uint32_t channel = channels_.channel_of(x.src, x.dst, id);
+    for (std::uint32_t c : channels_.just_shared())  // a stream met a new pair
+      if (channels_.state(c).last_arrival_s > now_) throw AheadOfOrder{};
+    if (channels_.exclusive(channel))
+      return push(ready + channels_.cost(channel, x.bytes).startup_s, EventKind::exclusive_start, id, channel);
+    const FlowChannels::Opened flow = channels_.open(id, x);
+    push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot);
+  }
+
+  // The partial shortcut: on an exclusive channel the bytes drain alone, after those of the
+  // channel's earlier transfers, at the route's rate from start to arrival. The arrival is
+  // handled at once, ahead of the events between now and then.
+  void start_exclusive(TransferId id, std::uint32_t channel, double now) {
+    const TransferFacts x = facts(id);
+    if (!channels_.exclusive(channel)) {  // shared since it was ready: the general path
+      const FlowChannels::Opened flow = channels_.open(id, x);
+      return start_flow(flow.slot, now);
+    }
+    flow::ExclusiveState& at = channels_.state(channel);
+    double start = now;
+    if (at.last_arrival_s > now) {
+      start = at.last_arrival_s;
+      log_.waited(id, at.last, Waited::channel);
+    }
+    const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x.bytes).bandwidth_Bps);
+    const double arrival = start + double(x.bytes) / rate;
+    log_.started(id, start);
+    links_.drained_alone(channels_.channel_links(channel), start, arrival, double(x.bytes), capacity_, rate);
+    at = {now, arrival, id};
+    arrive(id, x, arrival, true);
   }
 
   // Alpha and latency are over. The bytes drain now, or after those queued ahead of them on
@@ -155,11 +195,13 @@ class FlowSimulation {
     log_.started(f.transfer, now);
     if (behind != kNoTransfer) log_.waited(f.transfer, behind, Waited::channel);
     if (f.route_length == 0) {  // both ranks on one vertex: nothing to share
+      const TransferId id = f.transfer;
+      const TransferFacts x = f.facts;
       channels_.release(slot);
-      return arrive(f.transfer, now);
+      return arrive(id, x, now);
     }
     channels_.occupy(slot);
-    f.remaining = double(facts(f.transfer).bytes);
+    f.remaining = double(f.facts.bytes);
     f.rate = 0;
     f.since = now;
     f.active = true;
@@ -174,14 +216,16 @@ class FlowSimulation {
   void finish_flow(std::uint32_t slot, double now) {
     Flow& f = channels_[slot];
     const TransferId finished = f.transfer;
-    links_.carried(channels_.links(slot), double(facts(finished).bytes));
+    const TransferFacts x = f.facts;
+    links_.carried(channels_.links(slot), double(x.bytes));
     const std::uint32_t next = channels_.take_next(slot);
     if (next != kNone && f.cached && channels_[next].alone_Bps == f.alone_Bps) {
       f.transfer = channels_[next].transfer;
-      f.remaining = double(facts(f.transfer).bytes);
+      f.facts = channels_[next].facts;
+      f.remaining = double(f.facts.bytes);
       f.since = now;
       ++f.version;
-      push(now + f.remaining / f.rate, EventKind::flow_end, slot, f.version);
+      push(now + f.remaining / f.rate, EventKind::flow_end, f.transfer, slot, f.version);
       log_.started(f.transfer, now);
       log_.waited(f.transfer, finished, Waited::channel);
       channels_.release(next);
@@ -189,7 +233,7 @@ class FlowSimulation {
       leave_links(slot, now);
       if (next != kNone) drain(next, now, finished);
     }
-    arrive(finished, now);
+    arrive(finished, x, now);
   }
 
   void leave_links(std::uint32_t slot, double now) {
@@ -203,27 +247,29 @@ class FlowSimulation {
     channels_.release(slot);
   }
 
-  // Bytes are at the destination: reduce them (one reduction at a time per rank, in order of
-  // arrival) or be done.
-  void arrive(TransferId id, double now) {
-    const TransferFacts x = facts(id);
-    log_.arrived(id, now);
-    result_.rank_finish_s[x.src] = std::max(result_.rank_finish_s[x.src], now);
-    double done = now;
+  // Bytes are at the destination at `at` (now, or ahead of now on an exclusive channel):
+  // reduce them (one reduction at a time per rank, in order of arrival) or be done.
+  void arrive(TransferId id, const TransferFacts& x, double at, bool ahead = false) {
+    log_.arrived(id, at);
+    result_.rank_finish_s[x.src] = std::max(result_.rank_finish_s[x.src], at);
+    double done = at;
     if (x.op == Op::reduce) {
-      if (reducer_free_[x.dst] > now) log_.waited(id, reducer_last_[x.dst], Waited::reducer);
-      done = std::max(now, reducer_free_[x.dst]) + double(x.bytes) * gamma_;
-      reducer_free_[x.dst] = done;
-      reducer_last_[x.dst] = id;
+      Reducer& r = reducers_[x.dst];
+      // Timed ahead, an arrival may pass one the events would have reduced first.
+      if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
+      if (r.free_s > at) log_.waited(id, r.last, Waited::reducer);
+      done = std::max(at, r.free_s) + double(x.bytes) * gamma_;
+      r = {done, at, id, ahead};
     }
     complete(id, x.dst, done);
   }
 
   // Done at `done` (now or, after a reduction, later): successors learn their ready time.
+  // Of equal finishes, the lowest id ends the run (the order they are handled in varies).
   void complete(TransferId id, Rank dst, double done) {
     log_.done(id, done);
     result_.rank_finish_s[dst] = std::max(result_.rank_finish_s[dst], done);
-    if (completed_ == 0 || done > result_.time_s) {
+    if (completed_ == 0 || done > result_.time_s || (done == result_.time_s && id < last_)) {
       result_.time_s = done;
       last_ = id;
     }
@@ -249,7 +295,7 @@ class FlowSimulation {
     if (rate == f.rate) return;  // its pending end event still holds
     f.rate = rate;
     ++f.version;
-    push(now + f.remaining / rate, EventKind::flow_end, slot, f.version);
+    push(now + f.remaining / rate, EventKind::flow_end, f.transfer, slot, f.version);
   }
 
   const Schedule* s_ = nullptr;            // held
@@ -264,14 +310,13 @@ class FlowSimulation {
   std::function<void(std::uint64_t)> progress_;
   std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
-  // Per rank: its reduction unit.
-  std::vector<double> reducer_free_;
-  std::vector<TransferId> reducer_last_;
+  std::vector<Reducer> reducers_;  // per rank
   // Per link.
   std::vector<double> capacity_;
   MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
   LinkLog links_;
   EventQueue events_;
+  double now_ = 0;
 
   std::size_t completed_ = 0;
   TransferId last_ = kNoTransfer;
@@ -293,7 +338,13 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
       return std::move(*result);
   std::function<void(std::uint64_t)> count;
   if (options.progress) count = [&](std::uint64_t done) { options.progress(done, schedule.size()); };
-  return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run(count, kProgressEvery);
+  try {
+    return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run(count, kProgressEvery);
+  } catch (const AheadOfOrder&) {
+    FlowOptions events_only = options;
+    events_only.shortcut = false;
+    return FlowSimulation(schedule, topology, gamma_s_per_byte, events_only).run(count, kProgressEvery);
+  }
 }
 
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
@@ -306,8 +357,15 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
   };
   if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, count))
     return std::move(*result);
-  if (progress) progress("two rank pairs' routes share a link: simulating events");
-  return FlowSimulation(stream, topology, gamma_s_per_byte).run(count);
+  if (progress) progress("two rank pairs' routes share a link: simulating events where they do");
+  try {
+    return FlowSimulation(stream, topology, gamma_s_per_byte, {}).run(count);
+  } catch (const AheadOfOrder&) {
+    if (progress) progress("the partial shortcut gave up: simulating every flow as events");
+    FlowOptions events_only;
+    events_only.shortcut = false;
+    return FlowSimulation(stream, topology, gamma_s_per_byte, events_only).run(count);
+  }
 }
 
 std::string link_name(const Network& network, LinkId link) {

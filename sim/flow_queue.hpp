@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -12,115 +14,106 @@ namespace collsim::flow {
 
 constexpr std::uint32_t kNone = ~0u;
 
-enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2 };
+// At one instant: ends first, then starts, then local reductions, then starts on exclusive
+// channels (sim/flow_engine.cpp); within a kind, in order of transfer id.
+enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2, exclusive_start = 3 };
 constexpr std::uint32_t kKindShift = 30;
 constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
 
 struct Event {
   double time;
-  std::uint32_t key;      // kind << 30 | id: a flow slot (flow_end, flow_start) or a transfer
+  std::uint32_t key;      // kind << 30 | transfer id: the order of events at one instant
   std::uint32_t version;  // flow_end only: stale when the flow's rate changed since
+  std::uint32_t slot;     // the flow slot (flow_end, flow_start) or channel (exclusive_start)
 
   EventKind kind() const { return EventKind(key >> kKindShift); }
   std::uint32_t id() const { return key & kIdMask; }
 };
 
-// Events in order of time, then key (kind, then id), so that runs are deterministic.
-// Lock-step schedules (a ring) put thousands of events on one exact instant, so events are
-// kept in buckets of one time each: a 4-ary heap orders the buckets, and a bucket is sorted
-// by key (if its pushes did not come in order) when its time comes. The bucket being popped
-// is `current_`; while it lasts, every other bucket is later, and a push at its time joins
-// it in key order.
+// Events in order of time, then key (kind, then transfer id), so that runs are deterministic.
+// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990): time only moves forward, so an event
+// goes to bucket i, the highest bit in which its time (as the bits of a non-negative double,
+// which order as the doubles do) differs from the instant last popped; popping an empty
+// current instant takes the lowest non-empty bucket, finds its earliest time and spreads the
+// rest to lower buckets. A push costs an append and each event moves down a few times at
+// most, where a heap of per-instant buckets paid log n cache misses on every event whose
+// time was its own (a ring on a dragonfly: routes of different latency give every transfer
+// its own instant). Lock-step schedules put thousands of events on one exact instant: they
+// become current together and are sorted by key (radix) once. A push at or before the
+// current instant (within the engine's 1e-12 batch) joins it in key order.
 class EventQueue {
  public:
-  bool empty() const { return cursor_ == current_.size() && heap_.empty(); }
+  bool empty() const { return size_ == 0; }
+  // Looks without moving on: a push before the next instant must still come first.
   double next_time() {
-    settle();
-    return now_;
+    if (cursor_ < current_.size()) return current_[cursor_].time;
+    if (peek_bucket_ == 0) peek();
+    return peek_time_;
   }
   Event pop() {
     settle();
-    const Item item = current_[cursor_++];
-    return {now_, item.key, item.version};
+    --size_;
+    return current_[cursor_++];
   }
 
   void push(const Event& e) {
-    const Item item{e.key, e.version};
-    if (e.time == now_ && cursor_ < current_.size()) return join_current(item);
-    if (e.time < now_ && cursor_ < current_.size()) shelve_current();  // an earlier instant comes in
-    if (recent_ == kNoBucket || buckets_[recent_].time != e.time) recent_ = open_bucket(e.time);
-    Bucket& b = buckets_[recent_];
-    b.sorted = b.sorted && (b.items.empty() || b.items.back().key <= item.key);
-    b.items.push_back(item);
+    ++size_;
+    const std::uint64_t t = bits(e.time);
+    if (t <= last_) return join_current(e);
+    const int b = bucket_of(t);
+    buckets_[b].push_back(e);
+    if (peek_bucket_ != 0 && e.time < peek_time_) {
+      peek_time_ = e.time;
+      peek_bucket_ = std::min(peek_bucket_, b);
+    }
   }
 
  private:
-  struct Item {
-    std::uint32_t key, version;
-  };
-  struct Bucket {
-    double time = 0;
-    bool sorted = true;
-    std::vector<Item> items;
-  };
-  struct Entry {
-    double time;
-    std::uint32_t bucket;
-  };
-  static constexpr std::uint32_t kNoBucket = ~0u;
-  static constexpr std::size_t kArity = 4;
+  static constexpr int kBuckets = 65;
 
-  void join_current(const Item& item) {
-    const auto at = std::upper_bound(current_.begin() + std::ptrdiff_t(cursor_), current_.end(), item,
-                                     [](const Item& a, const Item& b) { return a.key < b.key; });
-    current_.insert(at, item);
-  }
-
-  // Puts the rest of the current instant back as a bucket; `now_` is free for an earlier one.
-  void shelve_current() {
-    const std::uint32_t b = open_bucket(now_);
-    buckets_[b].items.assign(current_.begin() + std::ptrdiff_t(cursor_), current_.end());
-    current_.clear();
-    cursor_ = 0;
-    now_ = -1;
-    recent_ = kNoBucket;
-  }
-
-  std::uint32_t open_bucket(double time) {
-    std::uint32_t b = std::uint32_t(buckets_.size());
-    if (free_.empty()) {
-      buckets_.emplace_back();
-    } else {
-      b = free_.back();
-      free_.pop_back();
-    }
-    buckets_[b].time = time;
-    buckets_[b].sorted = true;
-    heap_push({time, b});
+  static std::uint64_t bits(double time) {
+    const double t = time + 0.0;  // -0 becomes +0
+    std::uint64_t b;
+    std::memcpy(&b, &t, sizeof b);
     return b;
   }
+  int bucket_of(std::uint64_t t) const { return 64 - std::countl_zero(t ^ last_); }
+  static bool by_key(const Event& a, const Event& b) { return a.key < b.key; }
 
-  // Once the current instant is exhausted, the next one becomes current: every bucket of the
-  // earliest time, merged and sorted by key.
+  void join_current(const Event& e) {
+    const auto at = std::upper_bound(current_.begin() + std::ptrdiff_t(cursor_), current_.end(), e, by_key);
+    current_.insert(at, e);
+  }
+
+  // The lowest non-empty bucket holds the next instant: its earliest time.
+  void peek() {
+    int i = 1;
+    while (buckets_[i].empty()) ++i;
+    peek_bucket_ = i;
+    peek_time_ = buckets_[i][0].time;
+    for (const Event& e : buckets_[i]) peek_time_ = std::min(peek_time_, e.time);
+  }
+
+  // The current instant is exhausted: the next one becomes current, sorted by key.
   void settle() {
     if (cursor_ < current_.size()) return;
+    if (peek_bucket_ == 0) peek();
     current_.clear();
     cursor_ = 0;
-    recent_ = kNoBucket;
-    now_ = heap_.front().time;
+    std::vector<Event>& from = buckets_[peek_bucket_];
+    last_ = bits(peek_time_);
+    peek_bucket_ = 0;
     bool sorted = true;
-    for (int merged = 0; !heap_.empty() && heap_.front().time == now_; ++merged) {
-      Bucket& b = buckets_[heap_.front().bucket];
-      free_.push_back(heap_.front().bucket);
-      heap_pop();
-      sorted = sorted && b.sorted && merged == 0;
-      if (current_.empty()) {
-        current_.swap(b.items);
-      } else {
-        current_.insert(current_.end(), b.items.begin(), b.items.end());
+    for (const Event& e : from) {
+      const std::uint64_t t = bits(e.time);
+      if (t != last_) {
+        buckets_[bucket_of(t)].push_back(e);
+        continue;
       }
-      b.items.clear();
+      sorted = sorted && (current_.empty() || current_.back().key <= e.key);
+      current_.push_back(e);
     }
+    from.clear();
     if (!sorted) sort_current();
   }
 
@@ -128,61 +121,28 @@ class EventQueue {
   // thousands of events on one instant sort faster that way than by comparisons.
   void sort_current() {
     if (current_.size() < 64) {
-      std::sort(current_.begin(), current_.end(), [](const Item& a, const Item& b) { return a.key < b.key; });
+      std::stable_sort(current_.begin(), current_.end(), by_key);
       return;
     }
     scratch_.resize(current_.size());
     for (std::uint32_t shift = 0; shift < 32; shift += 8) {
       std::array<std::uint32_t, 256> start{};
-      for (const Item& i : current_) ++start[(i.key >> shift) & 0xFF];
+      for (const Event& e : current_) ++start[(e.key >> shift) & 0xFF];
       if (start[(current_[0].key >> shift) & 0xFF] == current_.size()) continue;
       std::uint32_t sum = 0;
       for (std::uint32_t& s : start) sum += std::exchange(s, sum);
-      for (const Item& i : current_) scratch_[start[(i.key >> shift) & 0xFF]++] = i;
+      for (const Event& e : current_) scratch_[start[(e.key >> shift) & 0xFF]++] = e;
       current_.swap(scratch_);
     }
   }
 
-  void heap_push(const Entry& e) {
-    heap_.push_back(e);
-    sift_up(heap_.size() - 1, e);
-  }
-
-  // Moves the hole at the root down to a leaf along the earliest children, then sifts the
-  // last entry up from there: it came from the bottom, so it rarely climbs far.
-  void heap_pop() {
-    const Entry last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n == 0) return;
-    std::size_t i = 0;
-    for (std::size_t first = 1; first < n; first = i * kArity + 1) {
-      std::size_t best = first;
-      for (std::size_t c = first + 1; c < std::min(first + kArity, n); ++c)
-        best = heap_[c].time < heap_[best].time ? c : best;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    sift_up(i, last);
-  }
-
-  void sift_up(std::size_t i, const Entry& e) {
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / kArity;
-      if (!(e.time < heap_[parent].time)) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
-  }
-
-  std::vector<Entry> heap_;
-  std::vector<Bucket> buckets_;
-  std::vector<std::uint32_t> free_;
-  std::uint32_t recent_ = kNoBucket;  // the bucket of the last push, while it waits
-  std::vector<Item> current_, scratch_;  // the instant being popped, sorted by key
+  std::array<std::vector<Event>, kBuckets> buckets_;  // by bit; bucket 0 stays empty
+  std::vector<Event> current_, scratch_;  // the instant being popped, sorted by key
   std::size_t cursor_ = 0;
-  double now_ = -1;                   // its time
+  std::uint64_t last_ = 0;  // its time, as bits
+  int peek_bucket_ = 0;     // where the next instant is, once looked for (0: not yet)
+  double peek_time_ = 0;    // and its time
+  std::size_t size_ = 0;
 };
 
 // (source, destination) -> pair number: open addressing, linear probing. Every transfer

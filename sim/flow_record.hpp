@@ -76,11 +76,25 @@ class LinkLog {
   void carried(std::span<const LinkId> links, double bytes) {
     for (LinkId l : links) usage_[l].bytes += bytes;
   }
+  // A flow alone on its links (an exclusive channel's) drained `bytes` from start to
+  // arrival at `utilization` of each link's capacity.
+  void drained_alone(std::span<const LinkId> links, double start, double arrival, double bytes,
+                     std::span<const double> capacity, double rate_Bps) {
+    for (LinkId l : links) {
+      usage_[l].bytes += bytes;
+      usage_[l].busy_s += arrival - start;
+      utilization(l, rate_Bps / capacity[l], start);
+      if (timeline_) changes_.push_back({arrival, l, 0});
+    }
+    if (timeline_) in_order_ = false;  // an arrival is recorded ahead of the events before it
+  }
   void utilization(LinkId l, double utilization, double now) {
     usage_[l].peak_utilization = std::max(usage_[l].peak_utilization, utilization);
     if (timeline_) changes_.push_back({now, l, utilization});
   }
   void move_into(FlowResult& result) {
+    if (!in_order_)
+      std::stable_sort(changes_.begin(), changes_.end(), [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
     result.links = std::move(usage_);
     result.utilization = std::move(changes_);
   }
@@ -90,6 +104,7 @@ class LinkLog {
   std::vector<double> busy_since_;
   std::vector<LinkUsage> usage_;
   std::vector<UtilizationChange> changes_;
+  bool in_order_ = true;  // changes_ in time order
 };
 
 // The critical path from `last` back through the predecessors, and the links it drained across

@@ -337,7 +337,9 @@ TEST_CASE("a streamed ring whose flows share links equals the held event simulat
         REQUIRE(streamed.links[l].bytes == Approx(held.links[l].bytes).epsilon(1e-12));
         REQUIRE(streamed.links[l].peak_utilization == Approx(held.links[l].peak_utilization).epsilon(1e-9));
       }
-      REQUIRE(streamed.events == held.events);
+      // The same simulation as the held schedule's with its partial shortcut: event for event.
+      REQUIRE(streamed.events == run_flow(generate_schedule("ring", r), *c.topology, 1e-10).events);
+      REQUIRE(streamed.events <= held.events);  // exclusive channels skip their flows' events
       REQUIRE(!said.empty());
       REQUIRE(said.back().find("simulating events") != std::string::npos);
     }

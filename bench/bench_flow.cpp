@@ -32,9 +32,9 @@ int streamed_ring(const std::string& kind, const ScheduleRequest& r, const Clust
   const double simulate_s =
       bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, progress); });
   fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  streamed, not held  simulate {:7.3f} s  {:6.2f} M transfers/s  "
-             "{:>11} events  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
+             "{:>11} events  {:>11} exclusive  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
              kind, "ring", r.ranks, stream->size(), simulate_s, double(stream->size()) / simulate_s / 1e6,
-             f.events == 0 ? std::string("0 (shortcut)") : std::to_string(f.events), f.rate_solves,
+             f.events == 0 ? std::string("0 (shortcut)") : std::to_string(f.events), f.exclusive_transfers, f.rate_solves,
              bench::peak_rss_mib(), format_seconds(f.time_s));
   return 0;
 }
@@ -54,9 +54,9 @@ int main(int argc, char** argv) {
     FlowResult f;
     const double simulate_s = bench::seconds([&] { f = run_flow(s, *c.topology, c.cost.gamma_s_per_byte); });
     fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  generate {:7.3f} s  simulate {:7.3f} s  {:6.2f} M transfers/s  "
-               "{:>11} events  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
+               "{:>11} events  {:>11} exclusive  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
                kind, algo, r.ranks, s.size(), generate_s, simulate_s, double(s.size()) / simulate_s / 1e6, f.events,
-               f.rate_solves, bench::peak_rss_mib(), format_seconds(f.time_s));
+               f.exclusive_transfers, f.rate_solves, bench::peak_rss_mib(), format_seconds(f.time_s));
     std::fflush(stdout);
     return 0;
   } catch (const std::exception& e) {

@@ -48,9 +48,10 @@ struct Flow {
 
 // What an exclusive channel has drained so far (sim/flow_engine.cpp times it).
 struct ExclusiveState {
-  double last_start_s = -1;    // when its latest transfer's bytes could first drain (ready + start-up)
   double last_arrival_s = 0;   // when its latest transfer's last byte arrived
   TransferId last = kNoTransfer;
+  // What its links carried while it was exclusive, told to the link log once (flush).
+  double bytes = 0, busy_s = 0, fastest_Bps = 0;
 };
 
 class FlowChannels {
@@ -66,6 +67,7 @@ class FlowChannels {
   // The channel of the pair, routed and classified on first sight (see just_shared()).
   std::uint32_t channel_of(Rank src, Rank dst, TransferId id);
   bool exclusive(std::uint32_t channel) const { return channels_[channel].exclusive; }
+  std::uint32_t channel_count() const { return std::uint32_t(channels_.size()); }
   // Exclusive channels the last channel_of() made shared (their flows now meet another's).
   std::span<const std::uint32_t> just_shared() const { return just_shared_; }
   ExclusiveState& state(std::uint32_t channel) { return channels_[channel].state; }

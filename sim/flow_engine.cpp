@@ -80,6 +80,8 @@ class FlowSimulation {
     for (TransferId id : dependencies_->roots()) become_ready(id, 0.0);
     while (!events_.empty()) step();
     check_finished();
+    for (std::uint32_t c = 0; c < channels_.channel_count(); ++c)
+      if (channels_.exclusive(c)) flush_exclusive(c);
     links_.move_into(result_);
     if (s_ && completed_ > 0)
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
@@ -137,7 +139,7 @@ class FlowSimulation {
           break;
         case EventKind::flow_start: start_flow(e.slot, now_); break;
         case EventKind::local_ready: arrive(e.id(), facts(e.id()), now_); break;
-        case EventKind::exclusive_start: start_exclusive(e.id(), e.slot, now_); break;
+        case EventKind::exclusive_start: start_exclusive(e.id(), e.slot, e.version, now_); break;
       }
     }
     resolve(now_);
@@ -152,10 +154,14 @@ class FlowSimulation {
       return push(ready, EventKind::local_ready, id);
     }
     const std::uint32_t channel = channels_.channel_of(x.src, x.dst, id);
-    for (std::uint32_t c : channels_.just_shared())  // a stream met a new pair
+    for (std::uint32_t c : channels_.just_shared()) {  // a stream met a new pair
       if (channels_.state(c).last_arrival_s > now_) throw AheadOfOrder{};
-    if (channels_.exclusive(channel))
-      return push(ready + channels_.cost(channel, x.bytes).startup_s, EventKind::exclusive_start, id, channel);
+      flush_exclusive(c);
+    }
+    if (channels_.exclusive(channel)) {
+      const double startup = channels_.cost(channel, x.bytes).startup_s;
+      return push(ready + startup, EventKind::exclusive_start, id, channel, waiting_.hold(x));
+    }
     const FlowChannels::Opened flow = channels_.open(id, x);
     push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot);
   }
@@ -163,8 +169,8 @@ class FlowSimulation {
   // The partial shortcut: on an exclusive channel the bytes drain alone, after those of the
   // channel's earlier transfers, at the route's rate from start to arrival. The arrival is
   // handled at once, ahead of the events between now and then.
-  void start_exclusive(TransferId id, std::uint32_t channel, double now) {
-    const TransferFacts x = facts(id);
+  void start_exclusive(TransferId id, std::uint32_t channel, std::uint32_t held, double now) {
+    const TransferFacts x = waiting_.take(held);
     if (!channels_.exclusive(channel)) {  // shared since it was ready: the general path
       const FlowChannels::Opened flow = channels_.open(id, x);
       return start_flow(flow.slot, now);
@@ -178,9 +184,22 @@ class FlowSimulation {
     const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x.bytes).bandwidth_Bps);
     const double arrival = start + double(x.bytes) / rate;
     log_.started(id, start);
-    links_.drained_alone(channels_.channel_links(channel), start, arrival, double(x.bytes), capacity_, rate);
-    at = {now, arrival, id};
+    if (links_.timeline()) links_.drained_alone(channels_.channel_links(channel), start, arrival, capacity_, rate);
+    at.last_arrival_s = arrival;
+    at.last = id;
+    at.bytes += double(x.bytes);
+    at.busy_s += arrival - start;
+    at.fastest_Bps = std::max(at.fastest_Bps, rate);
+    ++result_.exclusive_transfers;
     arrive(id, x, arrival, true);
+  }
+
+  // What an exclusive channel's links carried, into the link log (at the end, or when the
+  // channel turns shared).
+  void flush_exclusive(std::uint32_t channel) {
+    flow::ExclusiveState& at = channels_.state(channel);
+    links_.carried_alone(channels_.channel_links(channel), at.bytes, at.busy_s, capacity_, at.fastest_Bps);
+    at.bytes = at.busy_s = at.fastest_Bps = 0;
   }
 
   // Alpha and latency are over. The bytes drain now, or after those queued ahead of them on
@@ -310,6 +329,28 @@ class FlowSimulation {
   std::function<void(std::uint64_t)> progress_;
   std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
+  // Facts of the transfers waiting out their start-up on exclusive channels (read once).
+  class WaitingFacts {
+   public:
+    std::uint32_t hold(const TransferFacts& x) {
+      if (free_.empty()) {
+        facts_.push_back(x);
+        return std::uint32_t(facts_.size() - 1);
+      }
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      facts_[i] = x;
+      return i;
+    }
+    TransferFacts take(std::uint32_t i) {
+      free_.push_back(i);
+      return facts_[i];
+    }
+
+   private:
+    std::vector<TransferFacts> facts_;
+    std::vector<std::uint32_t> free_;
+  } waiting_;
   std::vector<Reducer> reducers_;  // per rank
   // Per link.
   std::vector<double> capacity_;

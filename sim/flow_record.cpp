@@ -9,8 +9,8 @@
 namespace collsim {
 
 void TransferLog::fill_timeline(std::vector<TransferTimes>& timeline) const {
-  timeline.resize(ready_.size());
-  for (TransferId id = 0; id < ready_.size(); ++id) timeline[id] = record(id).times;
+  timeline.resize(records_.size());
+  for (TransferId id = 0; id < records_.size(); ++id) timeline[id] = records_[id].times;
 }
 
 void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,

@@ -26,38 +26,33 @@ struct TransferRecord {
 };
 
 // Every transfer's times and critical predecessor (a held schedule), or none (a streamed one:
-// too many to keep; every id then shares one scratch slot that nobody reads back).
+// too many to keep; every id then shares one scratch slot that nobody reads back). One record
+// per transfer: handling a transfer touches one cache line, not six arrays.
 class TransferLog {
  public:
   TransferLog(std::uint64_t transfers, bool keep_each)
-      : mask_(keep_each ? ~0u : 0u), ready_(slots(transfers, keep_each), 0.0), start_(ready_.size(), 0.0),
-        arrival_(ready_.size(), 0.0), done_(ready_.size(), 0.0), pred_(ready_.size(), kNoTransfer),
-        waited_(ready_.size(), Waited::nothing) {}
+      : mask_(keep_each ? ~0u : 0u), records_(keep_each ? transfers : 1) {}
 
-  double ready_s(TransferId id) const { return ready_[at(id)]; }
-  TransferId pred(TransferId id) const { return pred_[at(id)]; }
-  void ready(TransferId id, double t) { ready_[at(id)] = t; }
-  void started(TransferId id, double t) { start_[at(id)] = t; }
-  void arrived(TransferId id, double t) { arrival_[at(id)] = t; }
-  void done(TransferId id, double t) { done_[at(id)] = t; }
+  double ready_s(TransferId id) const { return records_[at(id)].times.ready_s; }
+  TransferId pred(TransferId id) const { return records_[at(id)].pred; }
+  void ready(TransferId id, double t) { records_[at(id)].times.ready_s = t; }
+  void started(TransferId id, double t) { records_[at(id)].times.start_s = t; }
+  void arrived(TransferId id, double t) { records_[at(id)].times.arrival_s = t; }
+  void done(TransferId id, double t) { records_[at(id)].times.done_s = t; }
   void waited(TransferId id, TransferId pred, Waited why) {
-    pred_[at(id)] = pred;
-    waited_[at(id)] = why;
+    TransferRecord& r = records_[at(id)];
+    r.pred = pred;
+    r.waited = why;
   }
 
-  TransferRecord record(TransferId id) const {
-    return {{ready_[id], start_[id], arrival_[id], done_[id]}, pred_[id], waited_[id]};
-  }
+  const TransferRecord& record(TransferId id) const { return records_[id]; }
   void fill_timeline(std::vector<TransferTimes>& timeline) const;
 
  private:
-  static std::size_t slots(std::uint64_t transfers, bool keep_each) { return keep_each ? transfers : 1; }
   std::uint32_t at(TransferId id) const { return id & mask_; }
 
-  std::uint32_t mask_;  // all ones: one slot per transfer; 0: the scratch slot
-  std::vector<double> ready_, start_, arrival_, done_;
-  std::vector<TransferId> pred_;
-  std::vector<Waited> waited_;
+  std::uint32_t mask_;  // all ones: one record per transfer; 0: the scratch record
+  std::vector<TransferRecord> records_;
 };
 
 // Per directed link: bytes carried, time busy (at least one flow draining), peak utilization
@@ -76,17 +71,26 @@ class LinkLog {
   void carried(std::span<const LinkId> links, double bytes) {
     for (LinkId l : links) usage_[l].bytes += bytes;
   }
-  // A flow alone on its links (an exclusive channel's) drained `bytes` from start to
-  // arrival at `utilization` of each link's capacity.
-  void drained_alone(std::span<const LinkId> links, double start, double arrival, double bytes,
-                     std::span<const double> capacity, double rate_Bps) {
+  bool timeline() const { return timeline_; }
+  // With a timeline: a flow alone on its links (an exclusive channel's) drained from start to
+  // arrival at `rate_Bps`.
+  void drained_alone(std::span<const LinkId> links, double start, double arrival, std::span<const double> capacity,
+                     double rate_Bps) {
+    for (LinkId l : links) {
+      changes_.push_back({start, l, rate_Bps / capacity[l]});
+      changes_.push_back({arrival, l, 0});
+    }
+    in_order_ = false;  // an arrival is recorded ahead of the events before it
+  }
+  // Links only one channel's flows crossed: what they carried, their time busy and their
+  // fastest flow.
+  void carried_alone(std::span<const LinkId> links, double bytes, double busy_s, std::span<const double> capacity,
+                     double fastest_Bps) {
     for (LinkId l : links) {
       usage_[l].bytes += bytes;
-      usage_[l].busy_s += arrival - start;
-      utilization(l, rate_Bps / capacity[l], start);
-      if (timeline_) changes_.push_back({arrival, l, 0});
+      usage_[l].busy_s += busy_s;
+      usage_[l].peak_utilization = std::max(usage_[l].peak_utilization, fastest_Bps / capacity[l]);
     }
-    if (timeline_) in_order_ = false;  // an arrival is recorded ahead of the events before it
   }
   void utilization(LinkId l, double utilization, double now) {
     usage_[l].peak_utilization = std::max(usage_[l].peak_utilization, utilization);

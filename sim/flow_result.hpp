@@ -72,6 +72,9 @@ struct FlowResult {
   std::size_t rate_solves = 0;               // progressive fillings of the flows a change re-rates
   // (0 with events = 0: the run took the shortcut, sim/flow_shortcut.hpp)
   std::size_t events = 0;
+  // Transfers timed on exclusive channels, without max-min (the partial shortcut,
+  // sim/flow_channels.hpp); 0 where the run fell back to events for every flow.
+  std::size_t exclusive_transfers = 0;
   // With FlowOptions::timeline: per transfer, and the links' utilization steps in time order.
   std::vector<TransferTimes> timeline;
   std::vector<UtilizationChange> utilization;

@@ -150,7 +150,10 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
   ListTimer timer(topology, s.info().ranks, s.info().segments, gamma);
-  std::vector<TransferRecord> records(s.size());
+  // Reserved (address space only) and filled as ids come: a schedule declined early (a
+  // shared link met in its first step) costs little, not a zeroed record per transfer.
+  std::vector<TransferRecord> records;
+  records.reserve(s.size());
   result.rank_finish_s.assign(s.info().ranks, 0.0);
   TransferId last = kNoTransfer;
   for (TransferId id = 0; id < s.size(); ++id) {
@@ -166,7 +169,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
       }
     }
     if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, t)) return false;
-    records[id] = {t.times, t.pred, t.waited};
+    records.push_back({t.times, t.pred, t.waited});
     finish_rank(result, x.src, x.dst, t.times);
     if (last == kNoTransfer || t.times.done_s > result.time_s) {
       result.time_s = t.times.done_s;

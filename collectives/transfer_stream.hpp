@@ -44,6 +44,15 @@ class TransferStream {
   // allgather waits on the reduce-scatter step that read the chunk it overwrites, P^2
   // transfers back, a wait its forwarding chain implies.
   virtual void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const = 0;
+  // Transfer `id` with its deciding dependencies only, in `deps` (the result's deps view
+  // them): what a consumer that follows successors reads of a transfer, in one call where the
+  // stream can (the default asks twice).
+  virtual StreamedTransfer deciding_transfer(TransferId id, std::vector<TransferId>& deps) const {
+    StreamedTransfer x = transfer(id, deps);
+    deciding_dependencies(id, deps);
+    x.deps = deps;
+    return x;
+  }
   // The transfers `id` is a deciding dependency of, each once, ascending (written to `out`).
   virtual void successors(TransferId id, std::vector<TransferId>& out) const = 0;
   // The transfers with no dependency, ascending.

@@ -55,7 +55,7 @@ void FlowDependencies::done_held(TransferId id, double done) {
       log_->ready(next, done);
       log_->waited(next, id, Waited::dependency);
     }
-    if (--waiting_[next] == 0) ready_.push_back({next, log_->ready_s(next)});
+    if (--waiting_[next] == 0) ready_.push_back({next, log_->ready_s(next), {}});
   }
 }
 
@@ -63,16 +63,17 @@ void FlowDependencies::done_held(TransferId id, double done) {
 void FlowDependencies::done_streamed(TransferId id, double done) {
   stream_->successors(id, next_);
   for (TransferId next : next_) {
-    stream_->deciding_dependencies(next, deps_);
+    StreamedTransfer x = stream_->deciding_transfer(next, deps_);
     const std::size_t deps = deps_.size();
+    x.deps = {};
     if (deps == 1) {
-      ready_.push_back({next, done});
+      ready_.push_back({next, done, x});
       continue;
     }
     const auto [it, fresh] = pending_.try_emplace(next, Pending{done, std::uint32_t(deps)});
     it->second.ready_s = std::max(it->second.ready_s, done);
     if (--it->second.waiting == 0) {
-      ready_.push_back({next, it->second.ready_s});
+      ready_.push_back({next, it->second.ready_s, x});
       pending_.erase(it);
     }
   }

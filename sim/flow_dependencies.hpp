@@ -23,6 +23,7 @@ class FlowDependencies {
   struct Ready {
     TransferId id;
     double ready_s;
+    StreamedTransfer facts;  // a streamed schedule's transfer, read once (no deps); held: unset
   };
 
   FlowDependencies(const Schedule& schedule, TransferLog& log);  // held

@@ -146,8 +146,8 @@ class FlowSimulation {
   }
 
   // All dependencies are done: route the transfer and wait out its alpha and latency.
-  void become_ready(TransferId id, double ready) {
-    const TransferFacts x = facts(id);
+  void become_ready(TransferId id, double ready) { become_ready(id, ready, facts(id)); }
+  void become_ready(TransferId id, double ready, const TransferFacts& x) {
     log_.ready(id, ready);
     if (x.is_local()) {  // a reduction of staged data: no bytes to move
       log_.started(id, ready);
@@ -294,7 +294,13 @@ class FlowSimulation {
     }
     ++completed_;
     if (progress_ && (completed_ & progress_mask_) == 0) progress_(completed_);
-    for (const FlowDependencies::Ready& next : dependencies_->done(id, done)) become_ready(next.id, next.ready_s);
+    for (const FlowDependencies::Ready& next : dependencies_->done(id, done)) {
+      if (stream_) {
+        become_ready(next.id, next.ready_s, {next.facts.src, next.facts.dst, next.facts.bytes, next.facts.op});
+      } else {
+        become_ready(next.id, next.ready_s);
+      }
+    }
   }
 
   // Re-rate the flows the instant's starts and ends can reach (sim/max_min.hpp), and record

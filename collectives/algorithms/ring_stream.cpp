@@ -56,10 +56,13 @@ class RingStream final : public TransferStream {
 
   // The allgather's dependency on the reduce-scatter step that read the chunk it overwrites
   // is implied: its forwarding chain runs back through that very transfer (tested).
-  void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const override {
-    transfer(id, out);
+  void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const override { deciding_transfer(id, out); }
+  StreamedTransfer deciding_transfer(TransferId id, std::vector<TransferId>& deps) const override {
+    StreamedTransfer x = transfer(id, deps);
     const std::uint64_t rs_size = reduce_scatter_ ? phase_size() : 0;
-    if (id >= rs_size && allgather_ && reduce_scatter_ && out.size() == 2) out.erase(out.begin());
+    if (id >= rs_size && allgather_ && reduce_scatter_ && deps.size() == 2) deps.erase(deps.begin());
+    x.deps = deps;
+    return x;
   }
 
   // The inverse of deciding_dependencies(): the same slice, one step on, one position on

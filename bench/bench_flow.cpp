@@ -2,7 +2,8 @@
 // `bench_flow fat-tree|dragonfly|dragonfly-shared|dragonfly-private ALGO P [BYTES]` (allreduce, default 1 GiB), on the fabrics
 // of bench::fabric_yaml (bench/bench_util.hpp).
 // Prints one line: transfers, generation and simulation seconds, simulated transfers per
-// second, events, max-min solves, peak RSS and the predicted time. Rings from 8,192 ranks are
+// second, events, transfers on exclusive channels (the partial shortcut), max-min solves, peak
+// RSS and the predicted time. Rings from 8,192 ranks, or any ring with BENCH_STREAM=1, are
 // streamed (collectives/transfer_stream.hpp), not held. Asserts nothing: the
 // targets and figures live in docs/performance.md (bench/flow_report.sh runs the matrix).
 #include <cstdio>

@@ -83,6 +83,7 @@ class FlowSimulation {
     for (std::uint32_t c = 0; c < channels_.channel_count(); ++c)
       if (channels_.exclusive(c)) flush_exclusive(c);
     links_.move_into(result_);
+    for (const RankState& r : ranks_) result_.rank_finish_s.push_back(r.finish_s);
     if (s_ && completed_ > 0)
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
     if (options_.timeline) log_.fill_timeline(result_.timeline);
@@ -90,22 +91,23 @@ class FlowSimulation {
   }
 
  private:
-  // Per rank, its reduction unit: one reduction at a time, in order of arrival.
-  struct Reducer {
-    double free_s = 0;
-    double last_arrival_s = -1;
+  // Per rank, in one record (a transfer touches its two ranks' records, not four arrays): its
+  // reduction unit, one reduction at a time in order of arrival, and its last completion.
+  struct RankState {
+    double reducer_free_s = 0;
+    double last_arrival_s = -1;  // of a reduction
+    double finish_s = 0;         // last completion as source or destination
     TransferId last = kNoTransfer;
-    bool last_ahead = false;  // the last arrival was timed ahead (an exclusive channel's)
+    bool last_ahead = false;  // the last reduction's arrival was timed ahead (an exclusive channel's)
   };
 
   FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
-        channels_(t, slices, options.shortcut), reducers_(ranks),
+        channels_(t, slices, options.shortcut), ranks_(ranks),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l);
     sharing_ = MaxMinSharing(capacity_);
-    result_.rank_finish_s.assign(ranks, 0.0);
   }
 
   void check_finished() const {
@@ -270,15 +272,18 @@ class FlowSimulation {
   // reduce them (one reduction at a time per rank, in order of arrival) or be done.
   void arrive(TransferId id, const TransferFacts& x, double at, bool ahead = false) {
     log_.arrived(id, at);
-    result_.rank_finish_s[x.src] = std::max(result_.rank_finish_s[x.src], at);
+    ranks_[x.src].finish_s = std::max(ranks_[x.src].finish_s, at);
     double done = at;
     if (x.op == Op::reduce) {
-      Reducer& r = reducers_[x.dst];
+      RankState& r = ranks_[x.dst];
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
-      if (r.free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.free_s) + double(x.bytes) * gamma_;
-      r = {done, at, id, ahead};
+      if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
+      done = std::max(at, r.reducer_free_s) + double(x.bytes) * gamma_;
+      r.reducer_free_s = done;
+      r.last_arrival_s = at;
+      r.last = id;
+      r.last_ahead = ahead;
     }
     complete(id, x.dst, done);
   }
@@ -287,7 +292,7 @@ class FlowSimulation {
   // Of equal finishes, the lowest id ends the run (the order they are handled in varies).
   void complete(TransferId id, Rank dst, double done) {
     log_.done(id, done);
-    result_.rank_finish_s[dst] = std::max(result_.rank_finish_s[dst], done);
+    ranks_[dst].finish_s = std::max(ranks_[dst].finish_s, done);
     if (completed_ == 0 || done > result_.time_s || (done == result_.time_s && id < last_)) {
       result_.time_s = done;
       last_ = id;
@@ -357,7 +362,7 @@ class FlowSimulation {
     std::vector<TransferFacts> facts_;
     std::vector<std::uint32_t> free_;
   } waiting_;
-  std::vector<Reducer> reducers_;  // per rank
+  std::vector<RankState> ranks_;
   // Per link.
   std::vector<double> capacity_;
   MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot

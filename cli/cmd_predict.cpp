@@ -12,7 +12,7 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
-#include "cli/progress_line.hpp"
+#include "collectives/progress_line.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"

@@ -317,7 +317,7 @@ void add_predict_command(CLI::App& app) {
   add_segments_option(*cmd, o.segments);
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
-                  "Flow engine, ring: run the schedule as a stream, not held (memory: the flows in flight; no "
+                  "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "
                   "analytic column, --detail or --trace). auto: only where it is too large to hold; always: "
                   "wherever it can (same times)")
       ->check(one_of({"auto", "always"}))

@@ -113,7 +113,7 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& f
   rec.segments = stream->info().segments;
   rec.transfers = stream->size();
   if (r.on_note)
-    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held (memory: the flows in flight; no "
+    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held (memory: a window of the run, not the schedule; no "
                           "analytic column, critical path or trace)",
                           algorithm, format_size(bytes), double(rec.transfers) / 1e6));
   FlowResult flow;

@@ -77,9 +77,10 @@ struct PredictionRequest {
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by
-// transfer (today: ring, on the flow engine), so its memory is the flows in flight, not the
-// schedule: it takes over where the held schedule would be too large to build, and
-// everywhere with Streaming::always. It cannot give --detail or --trace (on_flow_run set).
+// transfer (today: ring, on the flow engine), so its memory is a window of the run (the
+// flows in flight, the done times a dependency can reach back to), not the schedule: it takes
+// over where the held schedule would be too large to build, and everywhere with
+// Streaming::always. It cannot give --detail or --trace (on_flow_run set).
 enum class Holding { held, streamed };
 // Throws Error when it can be neither: the size guard's message (collectives/algorithm.hpp),
 // plus what would run instead (the ring streamed, on the flow engine, without --detail/--trace).

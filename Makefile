@@ -39,6 +39,7 @@ bench: build
 	$(BUILD_DIR)/bin/bench_topology dragonfly
 	$(BUILD_DIR)/bin/bench_topology dragonfly valiant
 	bash bench/flow_report.sh $(BUILD_DIR)
+	bash bench/cli_scale.sh $(BUILD_DIR)
 	@if [ -x $(BUILD_DIR)/bin/bench_simgrid ]; then bash bench/simgrid_report.sh $(BUILD_DIR); else echo "bench_simgrid: skipped (collsim was built without SimGrid)"; fi
 
 clean:

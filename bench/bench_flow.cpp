@@ -4,7 +4,8 @@
 // Prints one line: transfers, generation and simulation seconds, simulated transfers per
 // second, events, transfers on exclusive channels (the partial shortcut), max-min solves, peak
 // RSS and the predicted time. Rings from 8,192 ranks, or any ring with BENCH_STREAM=1, are
-// streamed (collectives/transfer_stream.hpp), not held. Asserts nothing: the
+// streamed (collectives/transfer_stream.hpp), not held. A run past a second shows a progress
+// line on stderr (collectives/progress_line.hpp; COLLSIM_PROGRESS=0 silences it). Asserts nothing: the
 // targets and figures live in docs/performance.md (bench/flow_report.sh runs the matrix).
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
+#include "collectives/progress_line.hpp"
 #include "collectives/units.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
@@ -28,10 +30,13 @@ constexpr const char* kUsage = "usage: bench_flow fat-tree|dragonfly|dragonfly-s
 // From 8,192 ranks a ring is too large to hold (537 M transfers at 16,384): stream it.
 int streamed_ring(const std::string& kind, const ScheduleRequest& r, const ClusterConfig& c) {
   const auto stream = stream_ring(r);
-  const auto progress = [](const std::string& line) { fmt::print(stderr, "  {}\n", line); };
   FlowResult f;
-  const double simulate_s =
-      bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, progress); });
+  double simulate_s = 0;
+  {
+    ProgressLine line("bench_flow");
+    const auto progress = [&](const std::string& words) { line.update("ring streamed: " + words, 0, 1); };
+    simulate_s = bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, progress); });
+  }
   fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  streamed, not held  simulate {:7.3f} s  {:6.2f} M transfers/s  "
              "{:>11} events  {:>11} exclusive  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
              kind, "ring", r.ranks, stream->size(), simulate_s, double(stream->size()) / simulate_s / 1e6,
@@ -51,9 +56,21 @@ int main(int argc, char** argv) {
     const ClusterConfig c = parse_cluster_config(bench::fabric_yaml(kind, r.ranks, kUsage), "bench.yaml");
     if (algo == "ring" && (r.ranks >= 8192 || std::getenv("BENCH_STREAM"))) return streamed_ring(kind, r, c);
     Schedule s;
-    const double generate_s = bench::seconds([&] { s = generate_schedule(algo, r); });
     FlowResult f;
-    const double simulate_s = bench::seconds([&] { f = run_flow(s, *c.topology, c.cost.gamma_s_per_byte); });
+    double generate_s = 0, simulate_s = 0;
+    {
+      // Two items on stderr after the first second: generating, then simulating (by transfers).
+      ProgressLine line("bench_flow");
+      line.update("generating " + algo, 0, 2);
+      generate_s = bench::seconds([&] { s = generate_schedule(algo, r); });
+      FlowOptions options;
+      options.progress = [&](std::uint64_t done, std::uint64_t total) {
+        const double share = double(done) / double(total);
+        line.update(fmt::format("simulating {} ({:.0f}% of {} transfers)", algo, 100 * share, total), 1 + share, 2);
+      };
+      line.update("simulating " + algo, 1, 2);
+      simulate_s = bench::seconds([&] { f = run_flow(s, *c.topology, c.cost.gamma_s_per_byte, options); });
+    }
     fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  generate {:7.3f} s  simulate {:7.3f} s  {:6.2f} M transfers/s  "
                "{:>11} events  {:>11} exclusive  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",
                kind, algo, r.ranks, s.size(), generate_s, simulate_s, double(s.size()) / simulate_s / 1e6, f.events,

@@ -18,6 +18,7 @@
 #include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
+#include "collectives/progress_line.hpp"
 #include "topologies/builders/builders.hpp"
 
 namespace {
@@ -69,15 +70,20 @@ int main(int argc, char** argv) {
     const RoutingMode mode = argc > 2 ? parse_routing_mode(argv[2]) : RoutingMode::minimal;
     Network net;
     Fabric fabric;
+    // Three items on stderr after the first second: build, route the needed pairs, sweep.
+    ProgressLine line("bench_topology");
+    line.update("building " + kind, 0, 3);
     const double build_s = seconds([&] {
       fabric = build(net, kind, mode);
       net.finalize();
     });
+    line.clear();
     fmt::print("{}\n  {} vertices, {} directed links; build + finalize {:.3f} s, peak RSS {:.0f} MiB\n",
                fabric.summary, net.vertex_count(), net.link_count(), build_s, peak_rss_mib());
 
     const Rank ranks = Rank(fabric.endpoints.size());
     std::vector<std::pair<Rank, Rank>> pairs;
+    line.update("routing the needed pairs", 1, 3);
     const double pairs_s = seconds([&] { pairs = needed_pairs(ranks); });
     std::vector<std::uint32_t> offsets{0};
     std::vector<LinkId> links;
@@ -87,6 +93,7 @@ int main(int argc, char** argv) {
         offsets.push_back(std::uint32_t(links.size()));
       }
     });
+    line.clear();
     fmt::print("  needed routes ({} routing): {} pairs (ring, recursive doubling/Rabenseifner, two-tree; "
                "found in {:.2f} s), routed in {:.3f} s, {} links stored ({:.1f} MiB), peak RSS {:.0f} MiB\n",
                to_string(mode), pairs.size(), pairs_s, route_s, links.size(),
@@ -96,13 +103,16 @@ int main(int argc, char** argv) {
     std::vector<LinkId> scratch;
     std::size_t hops = 0;
     const double sweep_s = seconds([&] {
-      for (Rank s = 0; s < kSources; ++s)
+      for (Rank s = 0; s < kSources; ++s) {
+        line.update(fmt::format("routing to all destinations from source {} of {}", s, kSources), 2 + double(s) / kSources, 3);
         for (Rank d = 0; d < ranks; ++d) {
           scratch.clear();
           fabric.router->route(fabric.endpoints[s * (ranks / kSources)], fabric.endpoints[d], d, scratch);
           hops += scratch.size();
         }
+      }
     });
+    line.clear();
     const double per_route_ns = sweep_s / (double(kSources) * ranks) * 1e9;
     fmt::print("  all destinations from {} sources: {:.0f} ns per route, {:.2f} links per route; all {:.3g} pairs "
                "would take {:.1f} s (not stored)\n",

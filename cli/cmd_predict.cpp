@@ -1,5 +1,7 @@
 // cli/cmd_predict.cpp — `collsim predict`: time of every algorithm per message size on a
 // cluster (a YAML config or preset, the embedded default, or --ranks/--alpha/--bandwidth/--gamma).
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -10,7 +12,7 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
-#include "cli/progress_line.hpp"
+#include "collectives/progress_line.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
@@ -30,6 +32,7 @@ struct PredictOptions {
   std::uint32_t segments = 0;
   std::uint64_t placement_seed = 1;
   std::string trace;
+  std::string stream = "auto";
   bool detail = false;
   bool verbose = false;
   Format format = Format::table;
@@ -137,9 +140,11 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
     if (rec.bytes != previous && previous != ~0ull) fmt::print("\n");
     const std::string size = rec.bytes != previous ? format_size(rec.bytes) : "";
     previous = rec.bytes;
+    // A streamed run has no analytic time: the analytic engine walks a held schedule.
     const std::string contention =
         rec.analytic_s ? fmt::format(" {:>11} {:>7.2f}x", format_seconds(*rec.analytic_s),
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
+        : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
     fmt::print("{:>10}  {:<19} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm, format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
@@ -162,6 +167,14 @@ void print_csv(const std::vector<PredictionRecord>& records) {
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0);
 }
 
+// 0.37 for "37% of ...", 0 for a line that does not start with a percentage.
+double leading_share(const std::string& line) {
+  std::size_t digits = 0;
+  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+  if (digits == 0 || digits > 3 || digits >= line.size() || line[digits] != '%') return 0;
+  return std::min(std::stod(line.substr(0, digits)), 100.0) / 100.0;
+}
+
 // --trace and --detail: what each flow run leaves besides its time. Runs are keyed by
 // (algorithm, bytes), since --algo auto keeps only the winners.
 struct FlowOutputs {
@@ -169,6 +182,8 @@ struct FlowOutputs {
     if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
       throw Error(fmt::format("--trace and --detail report on flow-engine runs, not {}: use --engine flow (the default on a cluster with a topology)", r.engine));
     if (o.detail && o.format == Format::csv) throw Error("--detail prints as a table or JSON, not CSV");
+    if ((!o.trace.empty() || o.detail) && o.stream == "always")
+      throw Error("--stream always runs without a held schedule; --trace and --detail need one (use --stream auto)");
     if (!o.trace.empty()) {
       trace = std::make_unique<ChromeTrace>(o.trace);
       path = o.trace;
@@ -220,6 +235,7 @@ void run(const PredictOptions& o) {
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
+  r.streaming = o.stream == "always" ? Streaming::always : Streaming::when_too_large;
   FlowOutputs flow(o, cluster, r);
   std::vector<PredictionRecord> records;
   {
@@ -231,6 +247,11 @@ void run(const PredictOptions& o) {
       const double part = double(done) / double(total);
       progress.update(fmt::format("{} ({:.0f}% of {:.3g} M transfers)", run, 100 * part, double(total) / 1e6),
                       double(now.index) + part, now.total);
+    };
+    // A streamed run tells its progress in words ("37% of 536854528 transfers"): its leading
+    // percentage, where there is one, is the run's share done (for the time left).
+    r.on_stream_progress = [&](const std::string& line) {
+      progress.update(fmt::format("{} (streamed: {})", run, line), double(now.index) + leading_share(line), now.total);
     };
     records = predict(r, [&](const PredictionStep& step) {
       now = step;
@@ -295,6 +316,12 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(physical(kGammaRange));
   add_segments_option(*cmd, o.segments);
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
+  cmd->add_option("--stream", o.stream,
+                  "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "
+                  "analytic column, --detail or --trace). auto: only where it is too large to hold; always: "
+                  "wherever it can (same times)")
+      ->check(one_of({"auto", "always"}))
+      ->capture_default_str();
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");
   add_format_option(*cmd, o.format);

@@ -1,5 +1,6 @@
 // cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON), `collsim check`
 // (prove a generated or saved schedule) and `collsim algorithms` (list the table).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
+#include "collectives/progress_line.hpp"
 #include "collectives/schedule_json.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -27,11 +29,25 @@ struct CheckCommand {
 };
 
 void run_check(const CheckCommand& c, bool from_file) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const Schedule s = from_file ? load_schedule(c.file) : generate_schedule(c.schedule.algorithm, c.schedule.request(0));
-  const auto t1 = std::chrono::steady_clock::now();
-  const CheckReport report = check_schedule(s);
-  const auto t2 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point t0, t1, t2;
+  Schedule s;
+  CheckReport report;
+  {
+    // Two items on stderr: the build (or load), then the check, by its transfers done.
+    ProgressLine progress("check");
+    t0 = std::chrono::steady_clock::now();
+    progress.update(from_file ? "loading " + c.file : "building " + c.schedule.algorithm, 0, 2);
+    s = from_file ? load_schedule(c.file) : generate_schedule(c.schedule.algorithm, c.schedule.request(0));
+    t1 = std::chrono::steady_clock::now();
+    CheckOptions options;
+    options.progress = [&](std::string_view part, std::uint64_t done, std::uint64_t total) {
+      const double share = total > 0 ? double(done) / double(total) : 0;
+      progress.update(fmt::format("checking {} ({:.0f}% of {} transfers)", part, 100 * share, total),
+                  1 + std::min(0.99, share), 2);  // the postcondition comes after every transfer: not yet "2 of 2 done"
+    };
+    report = check_schedule(s, options);
+    t2 = std::chrono::steady_clock::now();
+  }
   const double build_s = std::chrono::duration<double>(t1 - t0).count(), check_s = std::chrono::duration<double>(t2 - t1).count();
   if (c.format == Format::json) {
     std::cout << nlohmann::json{{"valid", true}, {"algorithm", s.info().algorithm},

@@ -2,8 +2,10 @@
 // size with the flow engine on the calibrated config, execute the same schedules, and write
 // the comparison to validate/results/<platform>/ (report.hpp).
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 
 #include "collectives/error.hpp"
 #include "collectives/file_io.hpp"
+#include "collectives/progress_line.hpp"
 #include "collectives/units.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
@@ -30,9 +33,11 @@ struct ValidateOptions {
   LaunchOptions launch;  // --timeout default set in add_validate_command
 };
 
-// The flow engine's time per (algorithm, bytes) for P ranks on the calibrated node.
+// The flow engine's time per (algorithm, bytes) for P ranks on the calibrated node;
+// `progress` hears each run start (PredictionStep).
 std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibration& c, const std::string& name,
-                                                                    const ExecutionJob& job) {
+                                                                    const ExecutionJob& job,
+                                                                    const std::function<void(const PredictionStep&)>& progress) {
   const ClusterConfig cluster = parse_cluster_config(calibrated_config_yaml(c, name, job.request.ranks), name);
   PredictionRequest r;
   r.collective = job.request.collective;
@@ -43,7 +48,7 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
   r.topology = cluster.topology;
   r.engine = "flow";
   std::map<std::pair<std::string, std::uint64_t>, double> times;
-  for (const PredictionRecord& rec : predict(r)) times[{rec.algorithm, rec.bytes}] = rec.time_s;
+  for (const PredictionRecord& rec : predict(r, progress)) times[{rec.algorithm, rec.bytes}] = rec.time_s;
   return times;
 }
 
@@ -109,19 +114,36 @@ void run(const ValidateOptions& o) {
   const std::vector<ExecutionJob> jobs = planned_jobs(o);
   if (!o.out.empty()) report_folder(o, "");  // an unwritable -o fails now, not after the runs
   CalibrationJob calibration_job{o.backend, calibration_ranks(o), parse_size(o.max_bytes), 0.05};
-  fmt::print(stderr, "collsim validate: calibrating on {} ranks\n", calibration_job.ranks);
+  // Stages on stderr: the calibration, then per rank count its prediction and its execution.
+  std::optional<ProgressLine> line(std::in_place, "validate");  // reset (cleared) before stdout's summary
+  ProgressLine& progress = *line;
+  const std::size_t stages = 1 + 2 * jobs.size();
+  std::size_t stage = 0;
+  progress.note(fmt::format("collsim validate: calibrating on {} ranks", calibration_job.ranks));
+  progress.update(fmt::format("calibrating on {} ranks", calibration_job.ranks), double(stage), stages);
   const Calibration c = fit_calibration(measure_calibration(calibration_job, o.launch));
-  fmt::print(stderr, "{}", unreliable_calibration_warning(c, "validate"));
+  if (std::string warning = unreliable_calibration_warning(c, "validate"); !warning.empty()) {
+    if (warning.back() == '\n') warning.pop_back();
+    progress.note(warning);
+  }
   const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
   const std::string name = platform_name(machine, o.backend);
   std::vector<ValidationRow> rows;
   for (const ExecutionJob& job : jobs) {
     const Rank p = job.request.ranks;
-    const auto predicted = predict_on(c, name, job);
-    fmt::print(stderr, "collsim validate: executing on {} ranks\n", p);
+    ++stage;
+    const auto predicted = predict_on(c, name, job, [&](const PredictionStep& step) {
+      const double share = step.total > 0 ? double(step.index) / double(step.total) : 0;
+      progress.update(fmt::format("predicting on {} ranks: {} {}", p, step.algorithm, format_size(step.bytes)),
+                      double(stage) + share, stages);
+    });
+    ++stage;
+    progress.note(fmt::format("collsim validate: executing on {} ranks", p));
+    progress.update(fmt::format("executing on {} ranks", p), double(stage), stages);
     for (const Measurement& m : execute(job, o.launch))
       rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s()});
   }
+  line.reset();
   const std::filesystem::path dir = report_folder(o, name);
   write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_job.ranks).yaml, "report file");
   write_text_file(dir / "results.csv", results_csv(rows), "report file");

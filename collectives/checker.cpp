@@ -138,9 +138,10 @@ class SymbolicRun {
         if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
   }
 
-  void execute() {
+  void execute(const CheckOptions& options) {
     std::vector<Contribution> staged;
     for (TransferId id = 0; id < s_.size(); ++id) {
+      if (options.progress && id % kCheckProgressEvery == 0) options.progress("hazards and contributions", id, s_.size());
       const Transfer t = s_.transfer(id);
       staged.clear();
       for (std::uint32_t e = elements_.first(t.src_chunk); e < elements_.last(t.src_chunk); ++e)
@@ -286,10 +287,15 @@ void validate_structure(const Schedule& s) {
 }
 
 CheckReport check_schedule(const Schedule& schedule, const CheckOptions& options) {
+  const auto part = [&](std::string_view name, std::uint64_t done) {
+    if (options.progress) options.progress(name, done, schedule.size());
+  };
+  part("structure", 0);
   validate_structure(schedule);
   SymbolicRun run(schedule, options);
   run.initialise();
-  run.execute();
+  run.execute(options);
+  part("postcondition", schedule.size());
   run.verify_postcondition();
   return {run.exact(), schedule.size(), schedule.dependency_count(), run.elements().count()};
 }

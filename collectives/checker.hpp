@@ -13,6 +13,10 @@
 // signature (failure probability about 2^-64) above.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
 #include "collectives/schedule.hpp"
 
 namespace collsim {
@@ -20,7 +24,12 @@ namespace collsim {
 struct CheckOptions {
   Rank exact_up_to = 64;         // largest P checked with exact contribution sets
   std::uint64_t seed = 0x5eedc011ull;  // signature weights
+  // Hears (part, transfers done, of all) for a progress line: once as each part starts
+  // ("structure", "hazards and contributions", "postcondition"), and every
+  // kCheckProgressEvery transfers of the symbolic run. The checker itself prints nothing.
+  std::function<void(std::string_view part, std::uint64_t done, std::uint64_t total)> progress;
 };
+inline constexpr std::uint64_t kCheckProgressEvery = std::uint64_t(1) << 16;
 
 struct CheckReport {
   bool exact = false;

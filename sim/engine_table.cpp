@@ -20,6 +20,11 @@ double run_flow_engine(const PredictionRequest& r, const Schedule& schedule, Flo
   return flow.time_s;
 }
 
+double run_flow_engine_streamed(const PredictionRequest& r, const TransferStream& stream, FlowResult& flow) {
+  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, r.on_stream_progress);
+  return flow.time_s;
+}
+
 #ifdef COLLSIM_HAVE_SIMGRID
 double run_simgrid_engine(const PredictionRequest& r, const Schedule& schedule, FlowResult&) {
   return run_simgrid(schedule, *r.topology, r.cost.gamma_s_per_byte, r.simgrid).time_s;
@@ -50,7 +55,8 @@ const std::vector<EngineEntry>& engine_table() {
        .contention = true,
        .ratio_label = "flow/an.",
        .flow_details = true,
-       .run = run_flow_engine},
+       .run = run_flow_engine,
+       .run_stream = run_flow_engine_streamed},
 #ifdef COLLSIM_HAVE_SIMGRID
       {.name = "simgrid",
        .help = "the same on SimGrid 3.32's CM02 model, to cross-check flow, with one route per rank pair",

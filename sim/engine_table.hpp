@@ -23,6 +23,10 @@ struct EngineEntry {
   bool flow_details = false;        // fills a FlowResult (timeline, links, critical path): --trace, --detail
   // The schedule's time; a flow run also fills `flow` (for --trace and --detail).
   double (*run)(const PredictionRequest& request, const Schedule& schedule, FlowResult& flow);
+  // The same for a schedule told as a stream (collectives/transfer_stream.hpp), for engines
+  // that can run one without holding it (flow); null for the others. `flow` gets the time,
+  // rank finish and link usage, no critical path or timeline.
+  double (*run_stream)(const PredictionRequest& request, const TransferStream& stream, FlowResult& flow) = nullptr;
 };
 
 const std::vector<EngineEntry>& engine_table();

@@ -9,6 +9,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
+#include "collectives/transfer_stream.hpp"
 #include "collectives/units.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
@@ -26,17 +27,55 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   return sr;
 }
 
-// Named algorithms must fit (generate_schedule says why not); "all" and "auto" leave out,
-// with a note, those too large to build at some size.
+// The algorithms whose schedule can be told as a stream, and how (collectives/transfer_stream.hpp).
+using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest&);
+StreamFactory stream_factory(std::string_view algorithm) { return algorithm == "ring" ? stream_ring : nullptr; }
+
+// Why `algorithm` cannot run streamed here ("" when it can): no stream for it, an engine
+// that needs the schedule held, the outputs that need it held, or the stream's own limits.
+std::string why_not_streamed(const PredictionRequest& r, std::string_view algorithm, const ScheduleRequest& sr) {
+  const StreamFactory factory = stream_factory(algorithm);
+  if (!factory) return fmt::format("only ring runs as a stream, not {}", algorithm);
+  if (!find_engine(r.engine).run_stream)
+    return fmt::format("the {} engine needs the schedule held; the flow engine {}", r.engine,
+                       r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
+  if (r.on_flow_run) return "--detail and --trace need the schedule held; without them the flow engine streams it";
+  try {
+    factory(sr);
+  } catch (const Error& e) {
+    return fmt::format("nor can it be streamed: {}", e.what());
+  }
+  return "";
+}
+
+// Where the held schedule does not fit, what would: the ring as a stream, when it is not the
+// ring itself that was refused.
+std::string what_streams_instead(const PredictionRequest& r, std::string_view refused, std::uint64_t bytes) {
+  const AlgorithmEntry* ring = lookup_algorithm("ring");
+  if (refused == "ring" || !ring || !ring->supports(r.collective)) return "";
+  PredictionRequest flow = r;
+  flow.engine = "flow";
+  flow.on_flow_run = nullptr;
+  if (!why_not_streamed(flow, "ring", schedule_request(r, *ring, bytes)).empty()) return "";
+  const std::string engine = r.engine == "flow" ? "" : r.topology ? " (--engine flow)" : ", on a cluster with a topology";
+  return fmt::format("; ring runs as a stream on the flow engine{}{}", engine,
+                     r.on_flow_run ? ", without --detail and --trace" : "");
+}
+
+// Named algorithms must fit, held or streamed, at every size, checked before any runs (holding_for
+// says why not); "all" and "auto" leave out, with a note, those that cannot run at some size.
 std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   std::vector<std::string> names = expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node);
   const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
-  if (!every) return names;
+  if (!every) {
+    for (const std::string& name : names)
+      for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
+    return names;
+  }
   std::erase_if(names, [&](const std::string& name) {
-    const AlgorithmEntry& a = find_algorithm(name);
     for (std::uint64_t bytes : r.sizes)
       try {
-        check_schedule_fits(a, schedule_request(r, a, bytes));
+        holding_for(r, name, bytes);
       } catch (const Error& e) {
         if (r.on_note) r.on_note(fmt::format("left out {}: {}", name, e.what()));
         return true;
@@ -46,11 +85,13 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   return names;
 }
 
-// `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
-PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
-                             std::uint64_t bytes) {
-  const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
+void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostModel& flat) {
+  rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
+  rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
+  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes, flat);
+}
 
+PredictionRecord record_for(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   PredictionRecord rec;
   rec.collective = r.collective;
   rec.algorithm = algorithm;
@@ -58,15 +99,43 @@ PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, 
   rec.bytes = bytes;
   rec.engine = r.engine;
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
+  return rec;
+}
+
+// A streamed run: the engine's time from the stream. No analytic column: the analytic engine
+// walks a held schedule, which is what did not fit.
+PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
+                                  std::uint64_t bytes) {
+  const std::unique_ptr<TransferStream> stream =
+      stream_factory(algorithm)(schedule_request(r, find_algorithm(algorithm), bytes));
+  PredictionRecord rec = record_for(r, algorithm, bytes);
+  rec.streamed = true;
+  rec.segments = stream->info().segments;
+  rec.transfers = stream->size();
+  if (r.on_note)
+    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held (memory: a window of the run, not the schedule; no "
+                          "analytic column, critical path or trace)",
+                          algorithm, format_size(bytes), double(rec.transfers) / 1e6));
+  FlowResult flow;
+  rec.time_s = find_engine(r.engine).run_stream(r, *stream, flow);
+  fill_rates(rec, r, flat);
+  return rec;
+}
+
+// `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
+PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
+                             std::uint64_t bytes) {
+  if (holding_for(r, algorithm, bytes) == Holding::streamed) return predict_streamed(r, flat, algorithm, bytes);
+  const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
+
+  PredictionRecord rec = record_for(r, algorithm, bytes);
   rec.segments = schedule.info().segments;
   rec.transfers = schedule.size();
   const EngineEntry& engine = find_engine(r.engine);
   FlowResult flow;
   rec.time_s = engine.run(r, schedule, flow);
   if (engine.contention) rec.analytic_s = find_engine("analytic").run(r, schedule, flow);
-  rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(bytes) / rec.time_s) : 0;
-  rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, bytes, flat);
+  fill_rates(rec, r, flat);
   if (!engine.contention && r.analytic.one_port)
     rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
@@ -74,6 +143,27 @@ PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, 
 }
 
 }  // namespace
+
+// Held where the schedule fits, streamed only where it does not (or when asked): the held
+// run gives the analytic column, --detail and --trace and keeps every answer that fits as it
+// was, while the streamed run equals it (tests/sim/test_prediction_stream.cpp, 1e-12) and
+// so takes over exactly where holding cannot, without changing any answer.
+Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
+  const AlgorithmEntry& a = find_algorithm(algorithm);
+  const ScheduleRequest sr = schedule_request(r, a, bytes);
+  if (r.streaming == Streaming::always && a.supports(r.collective) && why_not_streamed(r, algorithm, sr).empty())
+    return Holding::streamed;
+  try {
+    check_schedule_fits(a, sr);
+    return Holding::held;
+  } catch (const Error& e) {
+    const std::string why_not = why_not_streamed(r, algorithm, sr);
+    if (why_not.empty()) return Holding::streamed;
+    // "only ring runs as a stream" says nothing to a user who asked for two-tree: say what would.
+    throw Error(fmt::format("{}{}", e.what(),
+                            stream_factory(algorithm) ? "; " + why_not : what_streams_instead(r, algorithm, bytes)));
+  }
+}
 
 std::vector<std::string> available_engines() {
   std::vector<std::string> names;
@@ -122,7 +212,8 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"algbw_GBps", r.algbw_GBps},
                       {"busbw_GBps", r.busbw_GBps},
                       {"lower_bound_s", r.lower_bound_s},
-                      {"winner", r.winner}};
+                      {"winner", r.winner},
+                      {"streamed", r.streamed}};
   j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
   if (r.analytic_s) j["analytic_s"] = *r.analytic_s;
   return j;

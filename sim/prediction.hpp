@@ -40,6 +40,15 @@ struct PredictionRecord {
   // routes (its --ports model, one-port by default), to compare with.
   std::optional<double> analytic_s;
   bool winner = false;  // fastest algorithm for this size
+  // Run from a stream (collectives/transfer_stream.hpp), not a held schedule: no analytic_s,
+  // critical path or trace (see Holding below).
+  bool streamed = false;
+};
+
+// Whether a ring runs streamed on the flow engine (PredictionRequest::streaming).
+enum class Streaming {
+  when_too_large,  // only where the held schedule would not fit (the size guard)
+  always,          // whenever it can (tests compare the two; bounded memory on request)
 };
 
 struct PredictionRequest {
@@ -61,11 +70,25 @@ struct PredictionRequest {
   SimgridOptions simgrid;  // simgrid engine (builds with SimGrid only)
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
+  Streaming streaming = Streaming::when_too_large;
+  // A streamed run's progress, in words ("37% of 536854528 transfers"; sim/flow_engine.hpp).
+  std::function<void(const std::string&)> on_stream_progress;
 };
+
+// How predict runs one algorithm at one size. A held schedule is generated whole and gives
+// every output (analytic column, --detail, --trace). A streamed one is told transfer by
+// transfer (today: ring, on the flow engine), so its memory is a window of the run (the
+// flows in flight, the done times a dependency can reach back to), not the schedule: it takes
+// over where the held schedule would be too large to build, and everywhere with
+// Streaming::always. It cannot give --detail or --trace (on_flow_run set).
+enum class Holding { held, streamed };
+// Throws Error when it can be neither: the size guard's message (collectives/algorithm.hpp),
+// plus what would run instead (the ring streamed, on the flow engine, without --detail/--trace).
+Holding holding_for(const PredictionRequest& request, std::string_view algorithm, std::uint64_t bytes);
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and
 // can run on these ranks (hierarchical-ring needs whole nodes) and whose schedule fits in
-// memory (the others are named through on_note). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
+// memory, held or streamed (holding_for; the others are named through on_note). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
 // cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
 // Which run starts, and how many there are (for a progress line).
 struct PredictionStep {

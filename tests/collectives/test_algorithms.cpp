@@ -562,3 +562,23 @@ TEST_CASE("expand_algorithm_names checks names and expands all to what runs on t
   CHECK(std::find(with_nodes.begin(), with_nodes.end(), "hierarchical-ring") != with_nodes.end());
   CHECK(expand_algorithm_names({"all"}, Collective::allreduce, 8, 3).size() == every.size());  // 8 is not whole nodes of 3
 }
+
+TEST_CASE("the checker tells its progress: each part once, and the symbolic run every 65,536 transfers") {
+  ScheduleRequest r;
+  r.ranks = 256;  // ring: 2 x 256 x 255 = 130,560 transfers
+  r.bytes = 1 << 20;
+  const Schedule s = generate_schedule("ring", r);
+  std::vector<std::pair<std::string, std::uint64_t>> heard;
+  CheckOptions options;
+  options.progress = [&](std::string_view part, std::uint64_t done, std::uint64_t total) {
+    REQUIRE(total == s.size());
+    heard.emplace_back(std::string(part), done);
+  };
+  check_schedule(s, options);
+  const std::vector<std::pair<std::string, std::uint64_t>> expected{{"structure", 0},
+                                                                    {"hazards and contributions", 0},
+                                                                    {"hazards and contributions", 65536},
+                                                                    {"postcondition", s.size()}};
+  REQUIRE(s.size() == 130560);
+  REQUIRE(heard == expected);
+}

@@ -1,5 +1,5 @@
-// cli/progress_line.cpp — see the header.
-#include "cli/progress_line.hpp"
+// collectives/progress_line.cpp — see the header.
+#include "collectives/progress_line.hpp"
 
 #include <unistd.h>
 
@@ -45,9 +45,7 @@ ProgressLine::ProgressLine(std::string command)
       start_(Clock::now()),
       last_print_(start_) {}
 
-ProgressLine::~ProgressLine() {
-  if (drawn_ && terminal_) std::fputs("\r\033[K", stderr);
-}
+ProgressLine::~ProgressLine() { clear(); }
 
 void ProgressLine::update(const std::string& now, double done, std::size_t total) {
   if (mode_ == Mode::never) return;
@@ -66,6 +64,19 @@ void ProgressLine::update(const std::string& now, double done, std::size_t total
   std::fflush(stderr);
   last_print_ = t;
   drawn_ = true;
+}
+
+void ProgressLine::note(const std::string& line) {
+  clear();
+  fmt::print(stderr, "{}\n", line);
+  std::fflush(stderr);
+}
+
+void ProgressLine::clear() {
+  if (!drawn_ || !terminal_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  drawn_ = false;
 }
 
 }  // namespace collsim

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench/cli_scale.sh BUILD_DIR — issue 21's question from the command line: 1 GiB allreduce on
+# 16,384 H100s (configs/dgx-h100-2048.yaml: 2,048 DGX H100, 8 rails, 3-level NDR fat-tree),
+# flow engine, one process per algorithm:
+#   collsim predict --preset dgx-h100-2048 --bytes 1G --algo ALGO --engine flow --format csv
+# under /usr/bin/time. Prints per algorithm the predicted time, the wall seconds and the peak
+# RSS, then the totals against the target (<= 300 s and <= 8 GB together). A run past LIMIT
+# seconds (default 900) is stopped and reported as not finished. Prints; asserts nothing:
+# docs/performance.md ("16,384 H100s from the CLI") holds the latest figures.
+set -u
+build=${1:?usage: bench/cli_scale.sh BUILD_DIR}
+limit=${LIMIT:-900}
+algos=${ALGOS:-ring two-tree hierarchical-ring}
+collsim=$build/bin/collsim
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+total_s=0
+total_kib=0
+max_kib=0
+unfinished=0
+echo "1 GiB allreduce on 16,384 H100s (preset dgx-h100-2048), flow engine, one process each (limit ${limit} s):"
+printf '  %-18s %12s %10s %12s\n' algorithm predicted "wall s" "peak RSS"
+for algo in $algos; do
+  COLLSIM_PROGRESS=${COLLSIM_PROGRESS:-0} /usr/bin/time -f '%e %M' -o "$tmp/time" \
+    timeout "$limit" "$collsim" predict --preset dgx-h100-2048 --bytes 1G --algo "$algo" --engine flow --format csv \
+    > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  read -r wall kib < <(tail -1 "$tmp/time")
+  total_s=$(awk -v a="$total_s" -v b="$wall" 'BEGIN { print a + b }')
+  total_kib=$((total_kib + kib))
+  [ "$kib" -gt "$max_kib" ] && max_kib=$kib
+  if [ "$rc" -eq 0 ]; then
+    predicted=$(awk -F, 'NR == 2 { printf "%.4g s", $9 }' "$tmp/out")
+  elif [ "$rc" -eq 124 ]; then
+    predicted="not finished in ${limit} s"
+    unfinished=1
+  else
+    predicted="failed (exit $rc): $(grep -m1 error "$tmp/err")"
+    unfinished=1
+  fi
+  printf '  %-18s %12s %10.1f %9.2f GB\n' "$algo" "$predicted" "$wall" "$(awk -v k="$kib" 'BEGIN { print k * 1024 / 1e9 }')"
+done
+gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k * 1024 / 1e9 }'; }
+printf '  %-18s %12s %10.1f %9s GB   (the largest peak; the peaks add up to %s GB)\n' total "" "$total_s" "$(gb "$max_kib")" \
+  "$(gb "$total_kib")"
+echo "  target: <= 300 s and <= 8 GB together$([ "$unfinished" = 1 ] && echo '; some runs did not finish')"

@@ -49,6 +49,11 @@ using flow::TransferFacts;
 // shared after it ran ahead): run_flow runs the events alone instead.
 struct AheadOfOrder {};
 
+// A start on an exclusive channel: the event's slot is the channel with this bit, and its
+// version holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
+// channel that turns shared before it starts keeps its place among them.
+constexpr std::uint32_t kOnExclusiveChannel = 1u << 31;
+
 class FlowSimulation {
  public:
   // A held schedule: per-transfer state for every transfer. With the shortcut, every pair's
@@ -139,9 +144,14 @@ class FlowSimulation {
         case EventKind::flow_end:
           if (channels_[e.slot].active && channels_[e.slot].version == e.version) finish_flow(e.slot, now_);
           break;
-        case EventKind::flow_start: start_flow(e.slot, now_); break;
+        case EventKind::flow_start:
+          if (e.slot & kOnExclusiveChannel) {
+            start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.version, now_);
+          } else {
+            start_flow(e.slot, now_);
+          }
+          break;
         case EventKind::local_ready: arrive(e.id(), facts(e.id()), now_); break;
-        case EventKind::exclusive_start: start_exclusive(e.id(), e.slot, e.version, now_); break;
       }
     }
     resolve(now_);
@@ -162,7 +172,7 @@ class FlowSimulation {
     }
     if (channels_.exclusive(channel)) {
       const double startup = channels_.cost(channel, x.bytes).startup_s;
-      return push(ready + startup, EventKind::exclusive_start, id, channel, waiting_.hold(x));
+      return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.hold(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
     push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot);

@@ -14,9 +14,9 @@ namespace collsim::flow {
 
 constexpr std::uint32_t kNone = ~0u;
 
-// At one instant: ends first, then starts, then local reductions, then starts on exclusive
-// channels (sim/flow_engine.cpp); within a kind, in order of transfer id.
-enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2, exclusive_start = 3 };
+// At one instant: ends first, then starts, then local reductions; within a kind, in order of
+// transfer id.
+enum class EventKind : std::uint32_t { flow_end = 0, flow_start = 1, local_ready = 2 };
 constexpr std::uint32_t kKindShift = 30;
 constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
 
@@ -24,7 +24,7 @@ struct Event {
   double time;
   std::uint32_t key;      // kind << 30 | transfer id: the order of events at one instant
   std::uint32_t version;  // flow_end only: stale when the flow's rate changed since
-  std::uint32_t slot;     // the flow slot (flow_end, flow_start) or channel (exclusive_start)
+  std::uint32_t slot;     // flow_end, flow_start: the flow slot (or an exclusive channel, sim/flow_engine.cpp)
 
   EventKind kind() const { return EventKind(key >> kKindShift); }
   std::uint32_t id() const { return key & kIdMask; }

@@ -53,7 +53,8 @@ constexpr std::array kCatalog = {
                    "25 GB/s per link per direction: twelve links give an A100 600 GB/s both ways (A100 "
                    "datasheet; NVIDIA/nccl-tests#149: 'line rate of 25GB/s (in each direction)')",
                    "efficiency 0.865: p2pBandwidthLatencyTest on an HGX A100, bidirectional 517-521 GB/s of "
-                   "600 between GPUs 4-7 (about 425 between the halves) (NVIDIA/nccl-tests#100)",
+                   "600 among GPUs 4-7, the best pairs (pairs with GPUs 0-3 reach about 425, 0.71) "
+                   "(NVIDIA/nccl-tests#100)",
                    kNvlinkAlpha},
     LinkTechnology{"nvlink4", "NVLink 4 (H100 SXM: 18 links)", 25.0e9, true, 0.844, 0.0, 2.0e-6,
                    "25 GB/s per link per direction: eighteen links give an H100 SXM 900 GB/s both ways, 450 "

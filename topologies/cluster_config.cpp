@@ -133,7 +133,8 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
 }
 
 void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net) {
-  if (!node.IsMap() || node.size() == 0) in.fail(node, "'link_classes' must map class names to {bandwidth_Bps or technology, latency_s, alpha_s, ...}");
+  if (!node.IsMap() || node.size() == 0)
+    in.fail(node, "'link_classes' must map class names to {bandwidth_Bps or technology, latency_s, alpha_s, ...}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
     const LinkClass c = read_link_class(in, kv.first.Scalar(), kv.second);

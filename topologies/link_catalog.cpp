@@ -64,7 +64,8 @@ constexpr std::array kCatalog = {
                    kNvlinkAlpha},
     LinkTechnology{"nvlink5", "NVLink 5 (B200/GB200: 18 links)", 50.0e9, true, 0.844, 0.0, 2.0e-6,
                    "50 GB/s per link per direction: 'up to 18 NVLink 100 gigabyte-per-second (GB/s) "
-                   "connections for a total bandwidth of 1.8 terabytes per second' (NVIDIA's NVLink page, as quoted by catalogone.com)",
+                   "connections for a total bandwidth of 1.8 terabytes per second' (NVIDIA's NVLink page, as "
+                   "quoted by catalogone.com)",
                    "efficiency 0.844: assumption, as NVLink 4 (no peer-copy figure for Blackwell found)",
                    kNvlinkAlpha},
     // NVSwitch: the switch side of the same links. In a `nodes:` section the gpu_link is one

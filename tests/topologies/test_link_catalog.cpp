@@ -16,7 +16,8 @@ namespace {
 
 // A star of 4 endpoints on one link class whose body is `body` (a YAML flow mapping).
 std::string star_with(const std::string& body) {
-  return "name: t\nlink_classes:\n  x: " + body + "\ntopology: {kind: star, endpoints: 4, link: x}\ngamma_s_per_byte: 0\n";
+  return "name: t\nlink_classes:\n  x: " + body +
+         "\ntopology: {kind: star, endpoints: 4, link: x}\ngamma_s_per_byte: 0\n";
 }
 
 LinkClass class_of(const std::string& body) {

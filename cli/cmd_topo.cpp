@@ -16,6 +16,7 @@
 #include "sim/cost_rule.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/link_catalog.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -24,7 +25,7 @@ struct TopoOptions {
   std::string file, preset, format = "table";
   std::vector<Rank> route;  // two ranks
   std::uint64_t flow = 0;
-  bool list = false, kinds = false;
+  bool list = false, kinds = false, catalog = false;
 };
 
 
@@ -128,7 +129,56 @@ void list_kinds(const std::string& format) {
   if (format == "json") std::cout << out.dump(2) << '\n';
 }
 
+// --catalog: the link technologies a link class may name (`technology:`), with their sources.
+std::string per_link_note(const LinkTechnology& t) { return t.counted_in_links ? "per link" : "per port"; }
+
+void list_catalog(const std::string& format) {
+  if (format == "dot") throw Error("--catalog prints a table, CSV or JSON, not dot");
+  const auto rows = link_technologies();
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const LinkTechnology& t : rows)
+      out.push_back({{"name", t.name}, {"title", t.title}, {"link_Bps", t.link_Bps},
+                     {"counted_in_links", t.counted_in_links}, {"efficiency", t.efficiency},
+                     {"latency_s", t.latency_s}, {"alpha_s", t.alpha_s}, {"rate_source", t.rate_source},
+                     {"efficiency_source", t.efficiency_source}, {"startup_source", t.startup_source}});
+    std::cout << out.dump(2) << '\n';
+    return;
+  }
+  if (format == "csv") {
+    const auto quoted = [](std::string_view text) {
+      std::string q = "\"";
+      for (char ch : text) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    fmt::print("name,title,link_Bps,counted_in_links,efficiency,latency_s,alpha_s,rate_source,efficiency_source,"
+               "startup_source\n");
+    for (const LinkTechnology& t : rows)
+      fmt::print("{},{},{},{},{},{},{},{},{},{}\n", t.name, quoted(t.title), t.link_Bps, t.counted_in_links ? 1 : 0,
+                 t.efficiency, t.latency_s, t.alpha_s, quoted(t.rate_source), quoted(t.efficiency_source),
+                 quoted(t.startup_source));
+    return;
+  }
+  fmt::print("collsim topo --catalog: link technologies for `technology:` in a link class; rates per direction; "
+             "`links: N` multiplies a rate given per link; any field written in the YAML overrides the catalog\n\n");
+  fmt::print("{:<14} {:>10} {:<8} {:>10} {:>10} {:>8} {:>8}  {}\n", "technology", "rate", "", "achieved",
+             "efficiency", "latency", "alpha", "what");
+  for (const LinkTechnology& t : rows)
+    fmt::print("{:<14} {:>10} {:<8} {:>10} {:>10.3g} {:>8} {:>8}  {}\n", t.name, format_rate(t.link_Bps),
+               per_link_note(t), format_rate(t.link_Bps * t.efficiency), t.efficiency, format_seconds(t.latency_s),
+               format_seconds(t.alpha_s), t.title);
+  fmt::print("\nsources\n");
+  for (const LinkTechnology& t : rows)
+    fmt::print("  {}\n    rate: {}\n    {}\n    {}\n", t.name, t.rate_source, t.efficiency_source,
+               t.startup_source);
+}
+
 void run(const TopoOptions& o) {
+  if (o.catalog) {
+    list_catalog(o.format);
+    return;
+  }
+  if (o.format == "csv") throw Error("--format csv is for --catalog (a cluster prints a table, json or dot)");
   if (o.kinds) {
     list_kinds(o.format);
     return;
@@ -165,6 +215,8 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see --list)");
   cmd->add_flag("--list", o.list, "List the presets");
   cmd->add_flag("--kinds", o.kinds, "List the topology kinds a config may name, with their keys");
+  cmd->add_flag("--catalog", o.catalog,
+                "List the link technologies a link class may name (technology: nvlink4, ib-ndr, ...), with sources");
   cmd->add_option("--route", o.route, "Print the route between two ranks, e.g. --route 0,9")
       ->delimiter(',')
       ->expected(2)
@@ -172,8 +224,8 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--flow", o.flow, "Flow id of the printed route (ECMP and Valiant hash on it)")
       ->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
-  cmd->add_option("--format", o.format, "Output: table, json, or dot (Graphviz: dot -Tsvg)")
-      ->check(one_of({"table", "json", "dot"}))
+  cmd->add_option("--format", o.format, "Output: table, json, or dot (Graphviz: dot -Tsvg); csv with --catalog")
+      ->check(one_of({"table", "csv", "json", "dot"}))
       ->capture_default_str();
   cmd->callback([options] { run(*options); });
 }

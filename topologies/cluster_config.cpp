@@ -14,6 +14,7 @@
 #include "collectives/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/config_reader.hpp"
+#include "topologies/link_catalog.hpp"
 
 namespace collsim {
 
@@ -80,12 +81,50 @@ std::vector<SizeFactor> read_size_factors(const ConfigReader& in, const YAML::No
   return rows;
 }
 
+// `technology: nvlink4` (with `links: 18` where the technology is counted in links) fills
+// the class from the link catalog; every field the YAML gives overrides the catalog's value.
+LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
+  const YAML::Node name = node["technology"];
+  const LinkTechnology& tech =
+      *in.at(name, [&] { return &find_link_technology(in.text(name, where + ".technology")); });
+  LinkClass c;
+  c.bandwidth_Bps = tech.link_Bps;
+  c.efficiency = tech.efficiency;
+  c.latency_s = tech.latency_s;
+  c.alpha_s = tech.alpha_s;
+  const YAML::Node links = node["links"];
+  if (!tech.counted_in_links) {
+    if (links)
+      in.fail(links, fmt::format("'{}.links': {} is one link per port, not counted in links (links apply to: "
+                                 "nvlink*, nvswitch*)",
+                                 where, tech.name));
+    return c;
+  }
+  if (links && node["bandwidth_Bps"])
+    in.fail(links, fmt::format("'{}': give 'links' or 'bandwidth_Bps', not both", where));
+  if (!links && !node["bandwidth_Bps"])
+    in.fail(node, fmt::format("missing key 'links' in '{}': {} is counted in links ({} per link per direction; "
+                              "e.g. links: 18 for an H100's NVLink 4)",
+                              where, tech.name, format_rate(tech.link_Bps)));
+  if (links) {
+    const std::uint32_t count = in.count(links, where + ".links");
+    c.bandwidth_Bps *= count;
+    if (const std::string problem = range_problem(kBandwidthRange, c.bandwidth_Bps); !problem.empty())
+      in.fail(links, fmt::format("'{}.links': {} links of {}: {}", where, count, tech.name, problem));
+  }
+  return c;
+}
+
 LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node) {
   const std::string where = "link_classes." + name;
-  in.only_keys(node, where, {"bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors"});
-  LinkClass c;
+  in.only_keys(node, where,
+               {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors"});
+  if (node["links"] && !node["technology"])
+    in.fail(node["links"], fmt::format("'{}.links' counts the links of a technology: give 'technology' too", where));
+  LinkClass c = node["technology"] ? class_from_technology(in, node, where) : LinkClass{};
   c.name = name;
-  c.bandwidth_Bps = in.physical(in.require(node, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange);
+  if (node["bandwidth_Bps"] || !node["technology"])
+    c.bandwidth_Bps = in.physical(in.require(node, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange);
   if (node["latency_s"]) c.latency_s = in.physical(node["latency_s"], where + ".latency_s", kTimeRange);
   if (node["alpha_s"]) c.alpha_s = in.physical(node["alpha_s"], where + ".alpha_s", kTimeRange);
   if (node["efficiency"]) c.efficiency = in.number(node["efficiency"], where + ".efficiency", false);
@@ -94,7 +133,8 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
 }
 
 void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net) {
-  if (!node.IsMap() || node.size() == 0) in.fail(node, "'link_classes' must map class names to {bandwidth_Bps, latency_s, alpha_s}");
+  if (!node.IsMap() || node.size() == 0)
+    in.fail(node, "'link_classes' must map class names to {bandwidth_Bps or technology, latency_s, alpha_s, ...}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
     const LinkClass c = read_link_class(in, kv.first.Scalar(), kv.second);

@@ -45,16 +45,10 @@ std::span<const FlowDependencies::Ready> FlowDependencies::done(TransferId id, d
   return ready_;
 }
 
-// The latest dependency decides the ready time, and is the transfer's critical predecessor;
-// of dependencies done at once, the lowest id (they may be handled in any order).
 void FlowDependencies::done_held(TransferId id, double done) {
   for (std::uint32_t i = successor_begin_[id]; i < successor_begin_[id + 1]; ++i) {
     const TransferId next = successors_[i];
-    const TransferId pred = log_->pred(next);
-    if (pred == kNoTransfer || done > log_->ready_s(next) || (done == log_->ready_s(next) && id < pred)) {
-      log_->ready(next, done);
-      log_->waited(next, id, Waited::dependency);
-    }
+    log_->dependency_done(next, id, done);
     if (--waiting_[next] == 0) ready_.push_back({next, log_->ready_s(next), {}});
   }
 }

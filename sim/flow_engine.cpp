@@ -59,7 +59,9 @@ class FlowSimulation {
   // A held schedule: per-transfer state for every transfer. With the shortcut, every pair's
   // channel is routed and classified first, so none turns shared during the run.
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
-      : FlowSimulation(s.info().ranks, s.info().segments, s.size(), t, gamma, options, TransferLog(s.size(), true)) {
+      : FlowSimulation(s.info().ranks, s.info().segments, s.size(), t, gamma, options,
+                       TransferLog(s.size(), options.critical_path || options.timeline ? TransferLog::Keep::records
+                                                                                      : TransferLog::Keep::ready_times)) {
     s_ = &s;
     dependencies_.emplace(s, log_);
     if (options.shortcut)
@@ -70,7 +72,7 @@ class FlowSimulation {
   // A streamed schedule: per-transfer times are not kept.
   FlowSimulation(const TransferStream& stream, const Topology& t, double gamma, const FlowOptions& options)
       : FlowSimulation(stream.info().ranks, stream.info().segments, stream.size(), t, gamma, options,
-                       TransferLog(stream.size(), false)) {
+                       TransferLog(stream.size(), TransferLog::Keep::nothing)) {
     stream_ = &stream;
     dependencies_.emplace(stream);
   }
@@ -89,7 +91,7 @@ class FlowSimulation {
       if (channels_.exclusive(c)) flush_exclusive(c);
     links_.move_into(result_);
     for (const RankState& r : ranks_) result_.rank_finish_s.push_back(r.finish_s);
-    if (s_ && completed_ > 0)
+    if (s_ && completed_ > 0 && log_.keeps_records())
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
     if (options_.timeline) log_.fill_timeline(result_.timeline);
     return std::move(result_);

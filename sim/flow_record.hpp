@@ -25,16 +25,36 @@ struct TransferRecord {
   Waited waited = Waited::nothing;
 };
 
-// Every transfer's times and critical predecessor (a held schedule), or none (a streamed one:
-// too many to keep; every id then shares one scratch slot that nobody reads back). One record
-// per transfer: handling a transfer touches one cache line, not six arrays.
+// Every transfer's times and critical predecessor (a held schedule, for the critical path and
+// the timeline), its ready time alone (a held schedule whose critical path nobody asked for:
+// 8 bytes a transfer, not 40), or nothing (a streamed one: every id then shares one scratch
+// record that nobody reads back). One record per transfer: handling a transfer touches one
+// cache line, not six arrays.
 class TransferLog {
  public:
-  TransferLog(std::uint64_t transfers, bool keep_each)
-      : mask_(keep_each ? ~0u : 0u), records_(keep_each ? transfers : 1) {}
+  enum class Keep { records, ready_times, nothing };
+  TransferLog(std::uint64_t transfers, Keep keep)
+      : mask_(keep == Keep::records ? ~0u : 0u),
+        records_(keep == Keep::records ? transfers : 1),
+        ready_only_(keep == Keep::ready_times ? transfers : 0) {}
 
-  double ready_s(TransferId id) const { return records_[at(id)].times.ready_s; }
-  TransferId pred(TransferId id) const { return records_[at(id)].pred; }
+  bool keeps_records() const { return mask_ != 0; }
+  double ready_s(TransferId id) const { return ready_only_.empty() ? records_[at(id)].times.ready_s : ready_only_[id]; }
+  // Dependency `dep` of `id` is done at `done`: the latest decides its ready time and is its
+  // critical predecessor; of dependencies done at once, the lowest id (they may be handled in
+  // any order).
+  void dependency_done(TransferId id, TransferId dep, double done) {
+    if (!ready_only_.empty()) {
+      ready_only_[id] = std::max(ready_only_[id], done);
+      return;
+    }
+    TransferRecord& r = records_[at(id)];
+    if (r.pred == kNoTransfer || done > r.times.ready_s || (done == r.times.ready_s && dep < r.pred)) {
+      r.times.ready_s = done;
+      r.pred = dep;
+      r.waited = Waited::dependency;
+    }
+  }
   void ready(TransferId id, double t) { records_[at(id)].times.ready_s = t; }
   void started(TransferId id, double t) { records_[at(id)].times.start_s = t; }
   void arrived(TransferId id, double t) { records_[at(id)].times.arrival_s = t; }
@@ -53,6 +73,7 @@ class TransferLog {
 
   std::uint32_t mask_;  // all ones: one record per transfer; 0: the scratch record
   std::vector<TransferRecord> records_;
+  std::vector<double> ready_only_;
 };
 
 // Per directed link: bytes carried, time busy (at least one flow draining), peak utilization

@@ -17,6 +17,10 @@ namespace collsim {
 struct FlowOptions {
   // Keep every transfer's times and every change of a link's utilization (for --trace).
   bool timeline = false;
+  // Keep every transfer's record for the critical path (FlowResult::critical_path and
+  // critical_links; --detail). false: the event simulation keeps only ready times, 32 bytes a
+  // transfer less, and reports no critical path (the one-pass shortcut keeps its records).
+  bool critical_path = true;
   // Where no link can carry two rank pairs' flows, compute the same times in one pass
   // without events (sim/flow_shortcut.hpp). false: always simulate events (for tests).
   bool shortcut = true;

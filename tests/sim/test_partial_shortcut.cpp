@@ -100,6 +100,14 @@ TEST_CASE("the partial shortcut equals the event simulation of every flow on ran
       const FlowResult full = run_flow(s, *c.topology, 1e-10, events_only);
       const FlowResult fast = run_flow(s, *c.topology, 1e-10, partial);
       require_equal(fast, full);
+      // Without the critical path the log keeps ready times only: the same run, no path.
+      FlowOptions lean;
+      lean.critical_path = false;
+      const FlowResult without_path = run_flow(s, *c.topology, 1e-10, lean);
+      REQUIRE(without_path.critical_path.empty());
+      REQUIRE(!fast.critical_path.empty());
+      REQUIRE(without_path.time_s == fast.time_s);
+      for (std::size_t k = 0; k < fast.rank_finish_s.size(); ++k) REQUIRE(without_path.rank_finish_s[k] == fast.rank_finish_s[k]);
       ++runs;
       exclusive_runs += fast.exclusive_transfers > 0;  // some flows were timed without max-min
     }

@@ -35,6 +35,9 @@ class TransferStream {
   virtual std::uint64_t size() const = 0;
   // Every dependency d of transfer id satisfies id - d <= max_dependency_distance().
   virtual std::uint64_t max_dependency_distance() const = 0;
+  // The same for deciding dependencies only (below): how far back a consumer that waits for
+  // those alone must remember done times.
+  virtual std::uint64_t max_deciding_distance() const { return max_dependency_distance(); }
 
   // Transfer `id`; its dependencies are written to `deps` (the result's deps view them).
   virtual StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const = 0;

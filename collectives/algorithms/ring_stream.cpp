@@ -34,6 +34,9 @@ class RingStream final : public TransferStream {
   std::uint64_t size() const override { return p_ < 2 ? 0 : phase_size() * (reduce_scatter_ + allgather_); }
   // An allgather slice's overwrite waits on the reduce-scatter slice P(P-1)S transfers back.
   std::uint64_t max_dependency_distance() const override { return std::uint64_t(p_) * p_ * segments_; }
+  // A deciding dependency is the same slice one step back: one slot (P S transfers) and one
+  // position away at most.
+  std::uint64_t max_deciding_distance() const override { return std::uint64_t(p_) * segments_ + 1; }
 
   StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const override {
     const std::uint64_t n = p_, slot_size = n * segments_, rs_size = reduce_scatter_ ? phase_size() : 0;

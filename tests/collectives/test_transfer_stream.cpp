@@ -73,6 +73,11 @@ TEST_CASE("a streamed ring equals the generated ring, in one segment or several"
           if (deps.empty()) want_roots.push_back(id);
           stream->deciding_dependencies(id, deciding);
           REQUIRE(std::is_sorted(deciding.begin(), deciding.end()));
+          for (TransferId d : deciding) REQUIRE(id - d <= stream->max_deciding_distance());
+          const StreamedTransfer with_deciding = stream->deciding_transfer(id, got);
+          REQUIRE(got == deciding);
+          REQUIRE(with_deciding.bytes == s.transfer_bytes(id));
+          REQUIRE(with_deciding.src == s.transfer(id).src);
           REQUIRE(deciding.size() <= deps.size());
           REQUIRE(deciding.empty() == deps.empty());
           for (TransferId d : deps) {

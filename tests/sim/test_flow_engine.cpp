@@ -10,6 +10,7 @@
 #include "sim/flow_report.hpp"
 #include "sim/flow_shortcut.hpp"
 #include "tests/sim/cyclic_schedule.hpp"
+#include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -17,10 +18,7 @@ using namespace collsim;
 namespace {
 
 ClusterConfig cluster(const std::string& topology, Rank ranks) {
-  return parse_cluster_config(fmt::format("name: t\nlink_classes:\n  l: {{bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, "
-                                          "alpha_s: 1.0e-6}}\ntopology: {}\nranks: {}\ngamma_s_per_byte: 1.0e-10\n",
-                                          topology, ranks),
-                              "t.yaml");
+  return test::test_cluster("  l: {bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}\n", topology, ranks);
 }
 
 double analytic_unlimited(const Schedule& s, const Topology& t, double gamma) {

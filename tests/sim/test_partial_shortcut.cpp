@@ -11,19 +11,17 @@
 #include "collectives/algorithm.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/test_cluster.hpp"
 
 using namespace collsim;
 
 namespace {
 
 ClusterConfig cluster(const std::string& topology, Rank ranks) {
-  return parse_cluster_config(
-      fmt::format("name: t\nlink_classes:\n  l: {{bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}}\n"
-                  "  f: {{bandwidth_Bps: 4.0e+9, latency_s: 2.0e-7, alpha_s: 5.0e-7, efficiency: 0.9, size_factors: "
-                  "[{{from_bytes: 0, bandwidth: 0.5, latency: 2.0}}, {{from_bytes: 64K, bandwidth: 1.0}}]}}\n"
-                  "topology: {}\nranks: {}\ngamma_s_per_byte: 1.0e-10\n",
-                  topology, ranks),
-      "t.yaml");
+  return test::test_cluster("  l: {bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}\n"
+                            "  f: {bandwidth_Bps: 4.0e+9, latency_s: 2.0e-7, alpha_s: 5.0e-7, efficiency: 0.9, size_factors: "
+                            "[{from_bytes: 0, bandwidth: 0.5, latency: 2.0}, {from_bytes: 64K, bandwidth: 1.0}]}\n",
+                            topology, ranks);
 }
 
 // `n` transfers among `ranks`: mostly to the next rank (pairs that keep to themselves on

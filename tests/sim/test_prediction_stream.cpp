@@ -8,16 +8,14 @@
 #include "collectives/error.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/test_cluster.hpp"
 
 using namespace collsim;
 
 namespace {
 
 ClusterConfig cluster(const std::string& fabric, Rank ranks) {
-  return parse_cluster_config(fmt::format("name: t\nranks: {}\nlink_classes:\n  l: {{bandwidth_Bps: 1.0e+10, latency_s: "
-                                          "1.0e-7, alpha_s: 1.0e-6}}\ntopology: {}\ngamma_s_per_byte: 1.0e-10\n",
-                                          ranks, fabric),
-                              "t.yaml");
+  return test::test_cluster("  l: {bandwidth_Bps: 1.0e+10, latency_s: 1.0e-7, alpha_s: 1.0e-6}\n", fabric, ranks);
 }
 
 PredictionRequest request(const ClusterConfig& c, const std::string& algorithm, std::vector<std::uint64_t> sizes) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -18,6 +19,7 @@
 #include "sim/engine_table.hpp"
 #include "sim/flow_report.hpp"
 #include "sim/prediction.hpp"
+#include "sim/protocol.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 
@@ -33,6 +35,7 @@ struct PredictOptions {
   std::uint64_t placement_seed = 1;
   std::string trace;
   std::string stream = "auto";
+  std::string protocol = "simple";
   bool detail = false;
   bool verbose = false;
   Format format = Format::table;
@@ -108,6 +111,15 @@ std::string describe_links(const CostModel& cost) {
   return out + fmt::format("; gamma {:.3g} s/B", cost.gamma_s_per_byte);
 }
 
+// The header's protocol line, for a run that is not Simple.
+std::string describe_protocol(const std::string& protocol) {
+  if (protocol == "auto")
+    return "protocol auto: each algorithm and size runs with LL, LL128 and Simple and keeps the fastest (column proto)";
+  const Protocol& p = find_protocol(protocol);
+  return fmt::format("protocol {}: {:.4g} of each link's bytes are data, alpha x {:.2g} ({})", p.name, p.payload_fraction,
+                     p.startup_factor, p.source);
+}
+
 void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
@@ -123,6 +135,7 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));
   }
+  if (o.protocol != "simple") fmt::print("{}\n\n", describe_protocol(o.protocol));
 }
 
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
@@ -131,9 +144,10 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                  const std::vector<std::string>& details) {
   print_header(o, c, r);
   const EngineEntry& engine = find_engine(r.engine);
-  fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
-             engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s", "busbw GB/s",
-             "x bound");
+  const bool by_protocol = o.protocol == "auto";  // each row's own protocol
+  fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", by_protocol ? fmt::format(" {:<6}", "proto") : "",
+             "time", engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s",
+             "busbw GB/s", "x bound");
   std::uint64_t previous = ~0ull;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const PredictionRecord& rec = records[i];
@@ -146,7 +160,8 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
-    fmt::print("{:>10}  {:<19} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm, format_seconds(rec.time_s),
+    fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm,
+               by_protocol ? fmt::format(" {:<6}", rec.protocol) : "", format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
   }
@@ -158,12 +173,12 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
 }
 
 void print_csv(const std::vector<PredictionRecord>& records) {
-  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
-             "closed_form_s,analytic_s,winner\n");
+  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
+             "lower_bound_s,closed_form_s,analytic_s,winner\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, r.engine, r.placement, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+    fmt::print("{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, r.engine, r.placement, r.segments, r.protocol, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0);
 }
 
@@ -176,7 +191,8 @@ double leading_share(const std::string& line) {
 }
 
 // --trace and --detail: what each flow run leaves besides its time. Runs are keyed by
-// (algorithm, bytes), since --algo auto keeps only the winners.
+// (algorithm, bytes, protocol), since --algo auto keeps only the winners and --protocol auto
+// only each one's fastest protocol.
 struct FlowOutputs {
   FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
     if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
@@ -194,10 +210,11 @@ struct FlowOutputs {
     }
     if (!trace && !o.detail) return;
     r.on_flow_run = [this, &o, &c](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
-      const std::string name = fmt::format("{} {}", rec.algorithm, format_size(rec.bytes));
+      const std::string name = fmt::format("{} {}{}", rec.algorithm, format_size(rec.bytes),
+                                           o.protocol == "simple" ? "" : " " + rec.protocol);
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
-      keys.emplace_back(rec.algorithm, rec.bytes);
+      keys.emplace_back(rec.algorithm, rec.bytes, rec.protocol);
       if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
       else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
     };
@@ -209,12 +226,12 @@ struct FlowOutputs {
                trace->events(), path);
   }
   std::size_t run_of(const PredictionRecord& rec) const {
-    return std::size_t(std::find(keys.begin(), keys.end(), std::pair(rec.algorithm, rec.bytes)) - keys.begin());
+    return std::size_t(std::find(keys.begin(), keys.end(), std::tuple(rec.algorithm, rec.bytes, rec.protocol)) - keys.begin());
   }
 
   std::unique_ptr<ChromeTrace> trace;
   std::string path;
-  std::vector<std::pair<std::string, std::uint64_t>> keys;
+  std::vector<std::tuple<std::string, std::uint64_t, std::string>> keys;
   std::vector<std::string> text;
   std::vector<nlohmann::json> json;
 };
@@ -234,6 +251,7 @@ void run(const PredictOptions& o) {
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.segments = o.segments;
+  r.protocol = o.protocol;
   r.engine = engine_for(o.engine, cluster);
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
@@ -318,6 +336,12 @@ void add_predict_command(CLI::App& app) {
       ->check(physical(kBandwidthRange));
   cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(physical(kGammaRange));
   add_segments_option(*cmd, o.segments);
+  cmd->add_option("--protocol", o.protocol,
+                  "Wire protocol of every link, as NCCL's: simple (the links as configured), ll (8 data bytes in each "
+                  "16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the fastest "
+                  "per algorithm and size)")
+      ->check(one_of({"auto", "ll", "ll128", "simple"}))
+      ->capture_default_str();
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
                   "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "

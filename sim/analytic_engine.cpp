@@ -28,13 +28,14 @@ struct Resource {
 class RoutedPairs {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  RoutedPairs(const Topology& topology, std::uint32_t slices) : topology_(topology), slices_(slices) {}
+  RoutedPairs(const Topology& topology, std::uint32_t slices, const Protocol& protocol)
+      : topology_(topology), slices_(slices), protocol_(protocol) {}
 
   LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes) {
     auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
     Pair& p = it->second;
     if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes, slices_).as_link_cost();
+    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_).as_link_cost();
   }
 
  private:
@@ -44,6 +45,7 @@ class RoutedPairs {
   };
   const Topology& topology_;
   std::uint32_t slices_;
+  const Protocol& protocol_;
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
@@ -99,13 +101,14 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
 }  // namespace
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
-  const auto link = [&cost](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return cost.link(a, b); };
+  const CostModel sent = with_protocol(cost, options.protocol);
+  const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
   return run(s, link, cost.gamma_s_per_byte, options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  return run(s, RoutedPairs(topology, s.info().segments), gamma_s_per_byte, options);
+  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma_s_per_byte, options);
 }
 
 }  // namespace collsim

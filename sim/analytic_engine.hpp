@@ -20,12 +20,14 @@
 
 #include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
+#include "sim/protocol.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
 
 struct AnalyticOptions {
   bool one_port = true;
+  Protocol protocol;  // the run's (sim/protocol.hpp); Simple: the links as their classes say
 };
 
 struct AnalyticResult {

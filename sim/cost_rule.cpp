@@ -15,7 +15,7 @@ namespace {
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                         std::uint32_t slices) {
+                         std::uint32_t slices, const Protocol& protocol) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
   const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(slices, 1);
   for (LinkId l : route) {
@@ -24,9 +24,10 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
     const bool capacity = link.kind == LinkKind::capacity;
     const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
     const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes);
-    alpha_s = std::max(alpha_s, c.alpha_s * start.latency);
+    alpha_s = std::max(alpha_s, c.alpha_s * start.latency * protocol.startup_factor);
     latency_s += link.latency_s * start.latency;
-    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth);
+    bottleneck_Bps =
+        std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * protocol.payload_fraction);
   }
   return {alpha_s + latency_s, bottleneck_Bps};
 }
@@ -41,27 +42,29 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 
 }  // namespace
 
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                     std::uint32_t slices) {
-  return corrected_cost(network, route, bytes, slices);
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
+                     const Protocol& protocol) {
+  return corrected_cost(network, route, bytes, slices, protocol);
 }
 
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
 // carries, whoever sends it); size factors belong to each message (route_cost), not the link.
-double shared_capacity_Bps(const Network& network, LinkId link) {
+// The protocol's payload fraction is every flow's alike, so it scales what the link offers.
+double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol) {
   const Link& l = network.link(link);
-  return l.bandwidth_Bps * network.link_class(l.link_class).efficiency;
+  return l.bandwidth_Bps * network.link_class(l.link_class).efficiency * protocol.payload_fraction;
 }
 
-LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes) {
-  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1).as_link_cost();
+LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes, const Protocol& protocol) {
+  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol).as_link_cost();
 }
 
-CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes) {
+CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
+                                const Protocol& protocol) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
   LinkCost intra{kNone, kNone}, inter{kNone, kNone};
   for (Rank r = 1; r < topology.ranks(); ++r) {
-    const LinkCost c = pair_cost(topology, 0, r, message_bytes);
+    const LinkCost c = pair_cost(topology, 0, r, message_bytes, protocol);
     LinkCost& best = topology.node_of(r) == topology.node_of(0) ? intra : inter;
     best.alpha_s = std::min(best.alpha_s, c.alpha_s);
     best.beta_s_per_byte = std::min(best.beta_s_per_byte, c.beta_s_per_byte);

@@ -19,6 +19,9 @@
 // Efficiency belongs to the link (framing and protocol take that share of every byte it
 // carries); size factors belong to the message (a small message cannot fill the pipe).
 // With efficiency 1 and no size factors this is the datasheet rule, unchanged.
+// A run's protocol (sim/protocol.hpp: LL, LL128, Simple) acts on every link alike: each
+// message's alpha times its start-up factor, and every link's rate, alone and shared, times
+// its payload fraction (the share of the wire's bytes that are data). Simple changes nothing.
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -27,6 +30,7 @@
 #include <span>
 
 #include "collectives/cost_model.hpp"
+#include "sim/protocol.hpp"
 #include "topologies/network.hpp"
 #include "topologies/topology.hpp"
 
@@ -45,23 +49,24 @@ struct RouteCost {
 };
 
 // A message of `bytes` alone on `route` (the links it crosses, in order), one of `slices`
-// slices of a pipelined transfer (1: a message on its own).
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                     std::uint32_t slices = 1);
+// slices of a pipelined transfer (1: a message on its own), sent with `protocol`.
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
+                     const Protocol& protocol);
 
-// What `link` offers the flows that share it, in bytes/s.
-double shared_capacity_Bps(const Network& network, LinkId link);
+// What `link` offers the flows that share it, in data bytes/s under `protocol`.
+double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol);
 
 // A route's cost at the last message size asked. A rank pair mostly sends one size (a ring's
 // chunks), so the engines keep one of these per pair and ask the rule again only when the
 // size changes: the rule stays a function of the size without costing the engines' speed.
 // The slice count is one per run (a schedule's segments), so it is not part of the key.
+// The protocol, like the slices, is one per run.
 class RouteCostCache {
  public:
   const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                      std::uint32_t slices) {
+                      std::uint32_t slices, const Protocol& protocol) {
     if (!valid_ || bytes != bytes_) {
-      cost_ = route_cost(network, route, bytes, slices);
+      cost_ = route_cost(network, route, bytes, slices, protocol);
       bytes_ = bytes;
       valid_ = true;
     }
@@ -80,13 +85,14 @@ inline constexpr std::uint64_t kLargeMessage = std::uint64_t(1) << 62;
 // What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
 // start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat
 // stand-in below.
-LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes = kLargeMessage);
+LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes = kLargeMessage,
+                   const Protocol& protocol = simple_protocol());
 
 // The two-class flat model closest to this network for messages of `message_bytes`, for the
 // closed forms and the lower bound: the cheapest alpha and beta among rank 0's routes
 // (pair_cost) to ranks on its node (intra) and on other nodes (inter); ranks_per_node is the
 // node size.
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
-                                std::uint64_t message_bytes = kLargeMessage);
+                                std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
 
 }  // namespace collsim

@@ -21,7 +21,7 @@ double run_flow_engine(const PredictionRequest& r, const Schedule& schedule, Flo
 }
 
 double run_flow_engine_streamed(const PredictionRequest& r, const TransferStream& stream, FlowResult& flow) {
-  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, r.on_stream_progress);
+  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, r.on_stream_progress, r.flow.protocol);
   return flow.time_s;
 }
 

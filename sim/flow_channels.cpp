@@ -18,7 +18,7 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   if (f.cached) {
     f.route_begin = channels_[channel].route_begin;
     f.route_length = channels_[channel].route_length;
-    const RouteCost& cost = channels_[channel].cost.at(topology_.network, links(slot), bytes, slices_);
+    const RouteCost& cost = channels_[channel].cost.at(topology_.network, links(slot), bytes, slices_, protocol_);
     f.alone_Bps = cost.bandwidth_Bps;
     return {slot, cost.startup_s};
   }
@@ -26,7 +26,7 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   topology_.route(src, dst, id, own_route_[slot]);
   f.route_begin = 0;
   f.route_length = std::uint32_t(own_route_[slot].size());
-  const RouteCost cost = route_cost(topology_.network, links(slot), bytes, slices_);
+  const RouteCost cost = route_cost(topology_.network, links(slot), bytes, slices_, protocol_);
   f.alone_Bps = cost.bandwidth_Bps;
   return {slot, cost.startup_s};
 }
@@ -70,7 +70,7 @@ void FlowChannels::classify(std::uint32_t channel) {
   if (!alone) return;
   c.smallest_capacity_Bps = std::numeric_limits<double>::infinity();
   for (LinkId l : channel_links(channel))
-    c.smallest_capacity_Bps = std::min(c.smallest_capacity_Bps, shared_capacity_Bps(topology_.network, l));
+    c.smallest_capacity_Bps = std::min(c.smallest_capacity_Bps, shared_capacity_Bps(topology_.network, l, protocol_));
 }
 
 void FlowChannels::make_shared(std::uint32_t channel) {

@@ -58,9 +58,11 @@ class FlowChannels {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
   // `exclusive`: tell exclusive channels apart (otherwise every channel is shared).
-  FlowChannels(const Topology& topology, std::uint32_t slices, bool exclusive)
+  // `protocol`: the run's (sim/protocol.hpp), for the cost rule.
+  FlowChannels(const Topology& topology, std::uint32_t slices, const Protocol& protocol, bool exclusive)
       : topology_(topology),
         slices_(slices),
+        protocol_(protocol),
         per_pair_routes_(topology.routing == RoutingMode::minimal || topology.routing == RoutingMode::shortest_path),
         owner_(exclusive && per_pair_routes_ ? topology.network.link_count() : 0, kNone) {}
 
@@ -77,7 +79,7 @@ class FlowChannels {
   // A message of `bytes` alone on an exclusive channel's route (sim/cost_rule.hpp), and the
   // rate it drains at: the bandwidth alone, capped by the route's smallest link capacity.
   const RouteCost& cost(std::uint32_t channel, std::uint64_t bytes) {
-    return channels_[channel].cost.at(topology_.network, channel_links(channel), bytes, slices_);
+    return channels_[channel].cost.at(topology_.network, channel_links(channel), bytes, slices_, protocol_);
   }
   double drain_rate_Bps(std::uint32_t channel, double alone_Bps) const {
     return std::min(alone_Bps, channels_[channel].smallest_capacity_Bps);
@@ -123,6 +125,7 @@ class FlowChannels {
 
   const Topology& topology_;
   std::uint32_t slices_;
+  Protocol protocol_;
   bool per_pair_routes_;
   PairIndex pair_index_;
   std::vector<Channel> channels_;

@@ -91,6 +91,7 @@ class FlowSimulation {
       if (channels_.exclusive(c)) flush_exclusive(c);
     links_.move_into(result_);
     for (const RankState& r : ranks_) result_.rank_finish_s.push_back(r.finish_s);
+    result_.protocol = options_.protocol;
     if (s_ && completed_ > 0 && log_.keeps_records())
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
     if (options_.timeline) log_.fill_timeline(result_.timeline);
@@ -111,9 +112,9 @@ class FlowSimulation {
   FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
-        channels_(t, slices, options.shortcut), ranks_(ranks),
+        channels_(t, slices, options.protocol, options.shortcut), ranks_(ranks),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
-    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l);
+    for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
   }
 
@@ -412,22 +413,25 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
 }
 
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                    const std::function<void(const std::string&)>& progress) {
+                    const std::function<void(const std::string&)>& progress, const Protocol& protocol) {
   if (stream.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             stream.size()));
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };
-  if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, count))
+  if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count))
     return std::move(*result);
   if (progress) progress("two rank pairs' routes share a link: simulating events where they do");
   try {
-    return FlowSimulation(stream, topology, gamma_s_per_byte, {}).run(count);
+    FlowOptions options;
+    options.protocol = protocol;
+    return FlowSimulation(stream, topology, gamma_s_per_byte, options).run(count);
   } catch (const AheadOfOrder&) {
     if (progress) progress("the partial shortcut gave up: simulating every flow as events");
     FlowOptions events_only;
     events_only.shortcut = false;
+    events_only.protocol = protocol;
     return FlowSimulation(stream, topology, gamma_s_per_byte, events_only).run(count);
   }
 }

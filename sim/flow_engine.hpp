@@ -43,7 +43,8 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
 // is shared, and otherwise simulates events, keeping only the flows in flight and the
 // transfers still waiting for part of their dependencies. `progress` hears a line now and then.
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                    const std::function<void(const std::string&)>& progress = {});
+                    const std::function<void(const std::string&)>& progress = {},
+                    const Protocol& protocol = simple_protocol());
 
 // "nvl0->sw3": the link's ends by vertex name.
 std::string link_name(const Network& network, LinkId link);

@@ -31,7 +31,7 @@ void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
         ++cl.transfers;
       }
       const std::uint64_t bytes = s.transfer_bytes(id);
-      c.ideal_drain_s = double(bytes) / route_cost(t.network, route, bytes, s.info().segments).bandwidth_Bps;
+      c.ideal_drain_s = double(bytes) / route_cost(t.network, route, bytes, s.info().segments, result.protocol).bandwidth_Bps;
     }
     result.critical_path.push_back(c);
     id = r.waited == Waited::nothing ? kNoTransfer : r.pred;

@@ -23,7 +23,7 @@ std::string_view to_string(Waited w) {
 }
 
 double average_utilization(const Topology& t, const FlowResult& r, LinkId l) {
-  return r.time_s > 0 ? r.links[l].bytes / (shared_capacity_Bps(t.network, l) * r.time_s) : 0.0;
+  return r.time_s > 0 ? r.links[l].bytes / (shared_capacity_Bps(t.network, l, r.protocol) * r.time_s) : 0.0;
 }
 
 // Links that carried bytes, busiest (by average utilization) first.

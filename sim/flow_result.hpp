@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "sim/protocol.hpp"
 #include "topologies/network.hpp"
 
 namespace collsim {
 
 struct FlowOptions {
+  // The run's protocol (sim/protocol.hpp), applied by the cost rule to every link.
+  Protocol protocol;
   // Keep every transfer's times and every change of a link's utilization (for --trace).
   bool timeline = false;
   // Keep every transfer's record for the critical path (FlowResult::critical_path and
@@ -67,6 +70,7 @@ struct UtilizationChange {
 
 struct FlowResult {
   double time_s = 0;
+  Protocol protocol;  // the run's: what its links offered (FlowOptions::protocol)
   std::vector<double> rank_finish_s;   // last completion on each rank (as source or destination)
   std::vector<LinkUsage> links;        // per directed link of the network
   // The chain of transfers that set time_s, first to last: each waited for the one before

@@ -30,7 +30,8 @@ constexpr std::uint32_t kNoPair = ~0u;
 class PairTable {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  PairTable(const Topology& t, std::uint32_t slices) : t_(t), slices_(slices), owner_(t.network.link_count(), kNoPair) {}
+  PairTable(const Topology& t, std::uint32_t slices, const Protocol& protocol)
+      : t_(t), slices_(slices), protocol_(protocol), owner_(t.network.link_count(), kNoPair) {}
 
   std::uint32_t find_or_route(Rank src, Rank dst, TransferId flow) {
     const std::uint32_t index = index_.find_or_add(src, dst, std::uint32_t(pairs_.size()));
@@ -40,8 +41,8 @@ class PairTable {
   PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
   // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp).
-  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes, slices_); }
-  double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l); }
+  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes, slices_, protocol_); }
+  double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l, protocol_); }
 
   // Each link carried only its owner's flows.
   void account(std::vector<LinkUsage>& links) const {
@@ -68,6 +69,7 @@ class PairTable {
 
   const Topology& t_;
   std::uint32_t slices_;
+  Protocol protocol_;
   std::vector<std::uint32_t> owner_;
   flow::PairIndex index_;
   std::vector<PairRoute> pairs_;
@@ -84,8 +86,8 @@ struct Timing {
 
 class ListTimer {
  public:
-  ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, double gamma)
-      : pairs_(t, slices), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
+  ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, const Protocol& protocol, double gamma)
+      : pairs_(t, slices, protocol), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
   bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, Timing& t) {
@@ -149,12 +151,13 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 // A held schedule: every transfer's record is kept, for the critical path and the timeline.
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
-  ListTimer timer(topology, s.info().ranks, s.info().segments, gamma);
+  ListTimer timer(topology, s.info().ranks, s.info().segments, options.protocol, gamma);
   // Reserved (address space only) and filled as ids come: a schedule declined early (a
   // shared link met in its first step) costs little, not a zeroed record per transfer.
   std::vector<TransferRecord> records;
   records.reserve(s.size());
   result.rank_finish_s.assign(s.info().ranks, 0.0);
+  result.protocol = options.protocol;
   TransferId last = kNoTransfer;
   for (TransferId id = 0; id < s.size(); ++id) {
     if (options.progress && id > 0 && id % kProgressEvery == 0) options.progress(id, s.size());
@@ -207,14 +210,15 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 }
 
 // A stream: only a window of done times, as far back as a dependency reaches.
-std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                                      const std::function<void(std::uint64_t)>& progress) {
+std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
+                                                    double gamma_s_per_byte, const Protocol& protocol,
+                                                    const std::function<void(std::uint64_t)>& progress) {
   const Rank ranks = stream.info().ranks;
   if (topology.ranks() < ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
-  ListTimer timer(topology, ranks, stream.info().segments, gamma_s_per_byte);
+  ListTimer timer(topology, ranks, stream.info().segments, protocol, gamma_s_per_byte);
   // Done times at id % window, as far back as a deciding dependency reaches (one that is not
   // deciding is done before one that is, so it never sets a ready time: a ring's allgather
   // waits on the reduce-scatter P^2 S transfers back, a window of 2 GB at 16,384 ranks, where
@@ -225,6 +229,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   done.reserve(window);
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
+  result.protocol = protocol;
   std::vector<TransferId> deps;
   for (TransferId id = 0; id < stream.size(); ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);

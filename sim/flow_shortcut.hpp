@@ -33,7 +33,8 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 // keeping only a window of done times; no critical path or timeline. Nothing where flows
 // could share a link (run_flow on the stream then simulates events). `progress` hears the
 // transfer id every 16 M transfers.
-std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                                      const std::function<void(std::uint64_t)>& progress = {});
+std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
+                                                    double gamma_s_per_byte, const Protocol& protocol,
+                                                    const std::function<void(std::uint64_t)>& progress = {});
 
 }  // namespace collsim

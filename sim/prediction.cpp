@@ -13,6 +13,7 @@
 #include "collectives/units.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
+#include "sim/protocol.hpp"
 
 namespace collsim {
 namespace {
@@ -98,6 +99,7 @@ PredictionRecord record_for(const PredictionRequest& r, const std::string& algor
   rec.ranks = r.ranks;
   rec.bytes = bytes;
   rec.engine = r.engine;
+  rec.protocol = r.protocol;  // one protocol's run (as_protocol_run)
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   return rec;
 }
@@ -123,9 +125,8 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& f
 }
 
 // `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
-PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
-                             std::uint64_t bytes) {
-  if (holding_for(r, algorithm, bytes) == Holding::streamed) return predict_streamed(r, flat, algorithm, bytes);
+PredictionRecord predict_held(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
+                              std::uint64_t bytes) {
   const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
 
   PredictionRecord rec = record_for(r, algorithm, bytes);
@@ -140,6 +141,40 @@ PredictionRecord predict_one(const PredictionRequest& r, const CostModel& flat, 
     rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
+}
+
+// The request as one protocol's run: every engine's options carry it.
+PredictionRequest as_protocol_run(const PredictionRequest& r, const Protocol& protocol) {
+  PredictionRequest run = r;
+  run.protocol = protocol.name;
+  run.analytic.protocol = run.flow.protocol = run.simgrid.protocol = protocol;
+  return run;
+}
+
+// The flat model of the closed forms and the lower bound under `protocol`: on a topology the
+// cost rule's stand-in, otherwise the request's own.
+CostModel flat_model(const PredictionRequest& r, const Protocol& protocol) {
+  return r.topology ? equivalent_cost_model(*r.topology, r.cost.gamma_s_per_byte, kLargeMessage, protocol)
+                    : with_protocol(r.cost, protocol);
+}
+
+PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
+                              std::uint64_t bytes) {
+  const PredictionRequest run = as_protocol_run(r, protocol);
+  const CostModel flat = flat_model(r, protocol);
+  return holding_for(run, algorithm, bytes) == Holding::streamed ? predict_streamed(run, flat, algorithm, bytes)
+                                                                 : predict_held(run, flat, algorithm, bytes);
+}
+
+// One algorithm at one size: with the request's protocol, or with each and the fastest kept.
+PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+  if (r.protocol != "auto") return predict_with(r, find_protocol(r.protocol), algorithm, bytes);
+  std::optional<PredictionRecord> best;
+  for (const Protocol& p : protocol_table()) {
+    PredictionRecord rec = predict_with(r, p, algorithm, bytes);
+    if (!best || rec.time_s < best->time_s) best = std::move(rec);
+  }
+  return *best;
 }
 
 }  // namespace
@@ -176,7 +211,7 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
-  const CostModel flat = r.topology ? equivalent_cost_model(*r.topology, r.cost.gamma_s_per_byte) : r.cost;
+  if (r.protocol != "auto") find_protocol(r.protocol);  // an unknown name fails before any run
 
   std::vector<PredictionRecord> records;
   std::size_t started = 0;
@@ -185,7 +220,7 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
     for (const std::string& a : names) {
       if (progress) progress({a, bytes, started, r.sizes.size() * names.size()});
       ++started;
-      records.push_back(predict_one(r, flat, a, bytes));
+      records.push_back(predict_one(r, a, bytes));
     }
     auto best = std::min_element(records.begin() + first, records.end(),
                                  [](const PredictionRecord& x, const PredictionRecord& y) { return x.time_s < y.time_s; });
@@ -207,6 +242,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"engine", r.engine},
                       {"placement", r.placement},
                       {"segments", r.segments},
+                      {"protocol", r.protocol},
                       {"transfers", r.transfers},
                       {"time_s", r.time_s},
                       {"algbw_GBps", r.algbw_GBps},

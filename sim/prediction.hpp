@@ -30,6 +30,7 @@ struct PredictionRecord {
   std::string engine;
   std::string placement;  // where the ranks sit: "linear", "random (seed 7)", ...
   std::uint32_t segments = 1;
+  std::string protocol = "simple";  // the wire protocol of the run (sim/protocol.hpp)
   std::size_t transfers = 0;
   double time_s = 0;
   double algbw_GBps = 0;
@@ -62,6 +63,9 @@ struct PredictionRequest {
   // When set, engines cost each transfer on its route between the ranks' endpoints.
   std::shared_ptr<const Topology> topology;
   std::uint32_t segments = 0;  // 0: each algorithm's default
+  // A protocol name (sim/protocol.hpp: ll, ll128, simple), or "auto": each algorithm and size
+  // runs with every protocol and keeps the fastest, as NCCL's tuner picks one by its model.
+  std::string protocol = "simple";
   std::string engine = "analytic";
   AnalyticOptions analytic;
   // Flow engine: options, and a look at each run (for --trace and --detail).

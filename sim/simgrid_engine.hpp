@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "sim/protocol.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
 
 struct SimgridOptions {
+  Protocol protocol;  // the run's (sim/protocol.hpp), applied by the cost rule to the platform's links
   bool verbose = false;  // let SimGrid log to stderr (otherwise its log is kept for error messages)
 };
 

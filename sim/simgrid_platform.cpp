@@ -27,13 +27,15 @@ namespace {
 // SimGrid links are created on first use: a fabric has many links no route of the run crosses.
 class LinkTable {
  public:
-  LinkTable(sg4::NetZone& zone, const Network& network) : zone_(zone), network_(network), links_(network.link_count()) {}
+  LinkTable(sg4::NetZone& zone, const Network& network, const Protocol& protocol)
+      : zone_(zone), network_(network), protocol_(protocol), links_(network.link_count()) {}
 
   sg4::Link* operator[](LinkId id) {
     sg4::Link*& link = links_[id];
     if (link == nullptr) {
       // Latency 0: CM02 weighs a flow's share by its route latency, ours are equal (see the header).
-      link = zone_.create_link(fmt::format("l{} {}", id, link_name(network_, id)), shared_capacity_Bps(network_, id))
+      link = zone_.create_link(fmt::format("l{} {}", id, link_name(network_, id)),
+                                 shared_capacity_Bps(network_, id, protocol_))
                  ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
                  ->seal();
     }
@@ -43,17 +45,18 @@ class LinkTable {
  private:
   sg4::NetZone& zone_;
   const Network& network_;
+  Protocol protocol_;
   std::vector<sg4::Link*> links_;
 };
 
 }  // namespace
 
 std::vector<sg4::Host*> build_platform(const Topology& topology, Rank ranks, double host_speed,
-                                       std::span<const std::pair<Rank, Rank>> pairs) {
+                                       std::span<const std::pair<Rank, Rank>> pairs, const Protocol& protocol) {
   sg4::NetZone* zone = sg4::create_full_zone("collsim");
   std::vector<sg4::Host*> hosts(ranks);
   for (Rank r = 0; r < ranks; ++r) hosts[r] = zone->create_host(fmt::format("rank{}", r), host_speed)->seal();
-  LinkTable links(*zone, topology.network);
+  LinkTable links(*zone, topology.network, protocol);
   std::vector<LinkId> route;
   std::vector<sg4::LinkInRoute> hops;
   for (const auto& [src, dst] : pairs) {

@@ -39,8 +39,8 @@ struct RankPlan {
 
 class Run {
  public:
-  Run(const Schedule& schedule, const Topology& topology, double gamma)
-      : schedule_(schedule), network_(topology.network), gamma_(gamma), channel_of_(schedule.size(), kLocal),
+  Run(const Schedule& schedule, const Topology& topology, double gamma, const Protocol& protocol)
+      : schedule_(schedule), network_(topology.network), protocol_(protocol), gamma_(gamma), channel_of_(schedule.size(), kLocal),
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().ranks), inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
     open_channels(topology);
@@ -56,16 +56,16 @@ class Run {
   double startup_s(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments).startup_s;
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).startup_s;
   }
   // The rate a network transfer's size factors hold it to, when that is below what its links
   // offer (their max-min share could be more); 0: the links alone decide, as SimGrid does.
   double rate_bound_Bps(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments).bandwidth_Bps;
+    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).bandwidth_Bps;
     for (LinkId l : route)
-      if (alone >= shared_capacity_Bps(network_, l)) return 0;
+      if (alone >= shared_capacity_Bps(network_, l, protocol_)) return 0;
     return route.empty() ? 0 : alone;
   }
   std::span<const TransferId> successors(TransferId id) const {
@@ -116,6 +116,7 @@ class Run {
 
   const Schedule& schedule_;
   const Network& network_;
+  Protocol protocol_;
   double gamma_;
   std::vector<Channel> channels_;
   std::vector<LinkId> route_pool_;         // the channels' routes

@@ -27,8 +27,9 @@ std::vector<std::string> engine_arguments(bool verbose) {
 
 }  // namespace
 
-Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, bool verbose) {
-  Run run(schedule, topology, gamma_s_per_byte);
+Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, const Protocol& protocol,
+                 bool verbose) {
+  Run run(schedule, topology, gamma_s_per_byte, protocol);
   std::vector<std::string> args = engine_arguments(verbose);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -41,7 +42,7 @@ Outcome simulate(const Schedule& schedule, const Topology& topology, double gamm
   // Reductions run at 1/gamma bytes per second: an Exec of `bytes` flops takes bytes * gamma.
   const double host_speed = gamma_s_per_byte > 0 ? 1.0 / gamma_s_per_byte : 1.0;
   const std::vector<std::pair<Rank, Rank>> pairs = run.routed_pairs();
-  const std::vector<sg4::Host*> hosts = build_platform(topology, schedule.info().ranks, host_speed, pairs);
+  const std::vector<sg4::Host*> hosts = build_platform(topology, schedule.info().ranks, host_speed, pairs, protocol);
   run.open_mailboxes();
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "sim/protocol.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::simgrid_engine {
@@ -18,6 +19,7 @@ struct Outcome {
 };
 
 // Creates the s4u::Engine, so it can run once per process: call it in a child of its own.
-Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, bool verbose);
+Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, const Protocol& protocol,
+                 bool verbose);
 
 }  // namespace collsim::simgrid_engine

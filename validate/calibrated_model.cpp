@@ -25,7 +25,7 @@ bool within_spread(const SizeTime& p, double model_s) {
 double model_time(const Topology& t, std::uint64_t bytes) {
   std::vector<LinkId> route;
   t.route(0, 1, 0, route);
-  const RouteCost cost = route_cost(t.network, route, bytes);
+  const RouteCost cost = route_cost(t.network, route, bytes, 1, simple_protocol());
   return cost.startup_s + double(bytes) / cost.bandwidth_Bps;
 }
 

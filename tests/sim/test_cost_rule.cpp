@@ -108,20 +108,20 @@ TEST_CASE("a route costs its largest class alpha once, its summed latencies, and
   net.finalize();
   const std::vector<LinkId> route{ab, bc};
   for (std::uint64_t bytes : kSizes) {
-    const RouteCost cost = route_cost(net, route, bytes);
+    const RouteCost cost = route_cost(net, route, bytes, 1, simple_protocol());
     CHECK(cost.startup_s == Approx(2e-6 + 1e-6 + 5e-6));
     CHECK(cost.bandwidth_Bps == 5e9);
     CHECK(cost.as_link_cost() == LinkCost{cost.startup_s, 1.0 / 5e9});
   }
-  const RouteCost none = route_cost(net, std::vector<LinkId>{}, 100);
+  const RouteCost none = route_cost(net, std::vector<LinkId>{}, 100, 1, simple_protocol());
   CHECK(none.startup_s == 0);
   CHECK(none.bandwidth_Bps == kNoBottleneck_Bps);
   CHECK(none.as_link_cost() == LinkCost{0, 0});
-  CHECK(shared_capacity_Bps(net, ab) == 100e9);
-  CHECK(shared_capacity_Bps(net, bc) == 5e9);
+  CHECK(shared_capacity_Bps(net, ab, simple_protocol()) == 100e9);
+  CHECK(shared_capacity_Bps(net, bc, simple_protocol()) == 5e9);
   RouteCostCache cache;
-  CHECK(cache.at(net, route, 7, 1).startup_s == route_cost(net, route, 7).startup_s);
-  CHECK(cache.at(net, route, 9, 1).bandwidth_Bps == route_cost(net, route, 9).bandwidth_Bps);
+  CHECK(cache.at(net, route, 7, 1, simple_protocol()).startup_s == route_cost(net, route, 7, 1, simple_protocol()).startup_s);
+  CHECK(cache.at(net, route, 9, 1, simple_protocol()).bandwidth_Bps == route_cost(net, route, 9, 1, simple_protocol()).bandwidth_Bps);
 }
 
 TEST_CASE("a message alone takes the rule's start-up plus its bytes at the route's bottleneck, in every engine") {
@@ -131,7 +131,7 @@ TEST_CASE("a message alone takes the rule's start-up plus its bytes at the route
     for (const auto& [src, dst] : c.pairs) {
       const std::vector<LinkId> route = route_between(t, src, dst);
       for (std::uint64_t bytes : kSizes) {
-        const RouteCost cost = route_cost(t.network, route, bytes);
+        const RouteCost cost = route_cost(t.network, route, bytes, 1, simple_protocol());
         const double expected = cost.startup_s + double(bytes) / cost.bandwidth_Bps;
         for (const auto& [engine, time_s] : engine_times(one_message(config.ranks, src, dst, bytes), t)) {
           INFO(c.fabric << ": " << src << " -> " << dst << ", " << bytes << " bytes, engine " << engine);
@@ -149,8 +149,8 @@ TEST_CASE("messages into one rank split its link's shared capacity, in the flow 
   for (Rank senders : {2u, 3u, 4u}) {
     for (std::uint64_t bytes : kSizes) {
       const std::vector<LinkId> route = route_between(t, 1, 0);
-      const double startup_s = route_cost(t.network, route, bytes).startup_s;
-      const double expected = startup_s + double(senders * bytes) / shared_capacity_Bps(t.network, route.back());
+      const double startup_s = route_cost(t.network, route, bytes, 1, simple_protocol()).startup_s;
+      const double expected = startup_s + double(senders * bytes) / shared_capacity_Bps(t.network, route.back(), simple_protocol());
       for (const auto& [engine, time_s] : engine_times(gather_at_zero(senders, bytes), t)) {
         if (engine == "analytic") continue;  // contention-free by definition
         INFO(senders << " senders, " << bytes << " bytes each, engine " << engine);

@@ -87,22 +87,22 @@ TEST_CASE("the rule applies each class's efficiency to its links and its size fa
   REQUIRE(inside.size() == 2);
   REQUIRE(across.size() == 4);
   // 1 KiB: e at 10 GB/s x 0.8 x 0.5, f at 4 GB/s x 0.25 = 1 GB/s; latencies and alphas scaled.
-  RouteCost small = route_cost(t.network, inside, 1024);
+  RouteCost small = route_cost(t.network, inside, 1024, 1, simple_protocol());
   CHECK(small.bandwidth_Bps == Approx(4e9));
   CHECK(small.startup_s == Approx(2e-6 * 2 + 2 * 1e-7 * 2));
-  small = route_cost(t.network, across, 1024);
+  small = route_cost(t.network, across, 1024, 1, simple_protocol());
   CHECK(small.bandwidth_Bps == Approx(1e9));
   CHECK(small.startup_s == Approx(std::max(2e-6 * 2, 1e-6 * 3) + 2 * 1e-7 * 2 + 2 * 3e-7 * 3));
   // 8 KiB: e's second row (0.9, 1.5), f's first row still.
-  const RouteCost mid = route_cost(t.network, across, 8192);
+  const RouteCost mid = route_cost(t.network, across, 8192, 1, simple_protocol());
   CHECK(mid.bandwidth_Bps == Approx(1e9));
   CHECK(mid.startup_s == Approx(std::max(2e-6 * 1.5, 1e-6 * 3) + 2 * 1e-7 * 1.5 + 2 * 3e-7 * 3));
   // 4 MiB: large messages get the efficiency alone.
-  const RouteCost large = route_cost(t.network, across, 4 << 20);
+  const RouteCost large = route_cost(t.network, across, 4 << 20, 1, simple_protocol());
   CHECK(large.bandwidth_Bps == Approx(4e9));
   CHECK(large.startup_s == Approx(2e-6 + 2 * 1e-7 + 2 * 3e-7));
-  CHECK(shared_capacity_Bps(t.network, inside[0]) == Approx(8e9));   // e: efficiency
-  CHECK(shared_capacity_Bps(t.network, across[1]) == Approx(4e9));   // f: none
+  CHECK(shared_capacity_Bps(t.network, inside[0], simple_protocol()) == Approx(8e9));   // e: efficiency
+  CHECK(shared_capacity_Bps(t.network, across[1], simple_protocol()) == Approx(4e9));   // f: none
 }
 
 TEST_CASE("a slice of a pipelined transfer pays its own start-up but streams at the transfer's rate") {
@@ -110,11 +110,11 @@ TEST_CASE("a slice of a pipelined transfer pays its own start-up but streams at 
   const Topology& t = *config.topology;
   const std::vector<LinkId> across = route_between(t, 0, 3);
   // 1 KiB slices of a 4 MiB transfer: the 1 KiB rows' alphas and latencies, the 4 MiB rows' rates.
-  const RouteCost slice = route_cost(t.network, across, 1024, 4096);
-  CHECK(slice.startup_s == Approx(route_cost(t.network, across, 1024).startup_s));
-  CHECK(slice.bandwidth_Bps == Approx(route_cost(t.network, across, 4 << 20).bandwidth_Bps));
+  const RouteCost slice = route_cost(t.network, across, 1024, 4096, simple_protocol());
+  CHECK(slice.startup_s == Approx(route_cost(t.network, across, 1024, 1, simple_protocol()).startup_s));
+  CHECK(slice.bandwidth_Bps == Approx(route_cost(t.network, across, 4 << 20, 1, simple_protocol()).bandwidth_Bps));
   // One slice is the message itself.
-  CHECK(route_cost(t.network, across, 8192, 1).bandwidth_Bps == route_cost(t.network, across, 8192).bandwidth_Bps);
+  CHECK(route_cost(t.network, across, 8192, 1, simple_protocol()).bandwidth_Bps == route_cost(t.network, across, 8192, 1, simple_protocol()).bandwidth_Bps);
 }
 
 TEST_CASE("a one-row table of factor 1 and efficiency 1 equal the datasheet rule exactly, in every engine") {
@@ -141,7 +141,7 @@ TEST_CASE("a message alone takes the corrected start-up plus its bytes at the co
   const Topology& t = *config.topology;
   for (const auto& [src, dst] : std::vector<std::pair<Rank, Rank>>{{0, 1}, {0, 3}, {2, 1}})
     for (std::uint64_t bytes : {std::uint64_t(100), std::uint64_t(4096), std::uint64_t(70000), std::uint64_t(3) << 20}) {
-      const RouteCost cost = route_cost(t.network, route_between(t, src, dst), bytes);
+      const RouteCost cost = route_cost(t.network, route_between(t, src, dst), bytes, 1, simple_protocol());
       for (const auto& [engine, time_s] : engine_times(one_message(config.ranks, src, dst, bytes), t, 0)) {
         INFO(src << " -> " << dst << ", " << bytes << " bytes, engine " << engine);
         CHECK(time_s == Approx(cost.startup_s + double(bytes) / cost.bandwidth_Bps).epsilon(engine == "simgrid" ? 1e-6 : 1e-12));
@@ -162,8 +162,8 @@ TEST_CASE("a message its size factor holds below the link leaves the rest of the
   const ChunkId large = s.add_chunk({0, 1 << 20}), small = s.add_chunk({1 << 20, 32768});
   s.append(1, large, 0, large, Op::copy, 0, {});
   s.append(2, small, 0, small, Op::copy, 0, {});
-  const RouteCost large_cost = route_cost(t.network, route_between(t, 1, 0), 1 << 20);
-  const RouteCost small_cost = route_cost(t.network, route_between(t, 2, 0), 32768);
+  const RouteCost large_cost = route_cost(t.network, route_between(t, 1, 0), 1 << 20, 1, simple_protocol());
+  const RouteCost small_cost = route_cost(t.network, route_between(t, 2, 0), 32768, 1, simple_protocol());
   REQUIRE(small_cost.bandwidth_Bps == Approx(1e9));
   REQUIRE(large_cost.bandwidth_Bps == Approx(4e9));
   // The large one starts first (smaller start-up), alone at 4 GB/s until the small one starts;

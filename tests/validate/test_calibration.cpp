@@ -211,7 +211,7 @@ TEST_CASE("the calibrated link class follows a sweep through its regimes: every 
   const std::vector<LinkId> route = route_between(t, 0, 1);
   for (std::size_t i = 0; i < c.samples.ping_pong.size(); ++i) {
     const SizeTime& p = c.samples.ping_pong[i];
-    const RouteCost cost = route_cost(t.network, route, p.bytes);
+    const RouteCost cost = route_cost(t.network, route, p.bytes, 1, simple_protocol());
     INFO(p.bytes << " bytes");
     if (i + 1 < c.samples.ping_pong.size() && c.size_factors.rows[i].bent) continue;  // said so in the YAML
     CHECK(cost.startup_s + double(p.bytes) / cost.bandwidth_Bps == Approx(p.seconds).epsilon(1e-9));

@@ -1,0 +1,43 @@
+// sim/protocol.hpp — the wire protocols NCCL moves data with (LL, LL128, Simple), as a
+// property of a run that the one cost rule (sim/cost_rule.hpp) applies to every link:
+//   payload:  a protocol carries data and flags in the same lines, so of the bytes a link
+//             moves only `payload_fraction` are data; every link offers that share of its
+//             rate to the collective's bytes (alone and when shared);
+//   start-up: a protocol synchronizes each message its own way (Simple: memory fences and a
+//             flag after the data; LL and LL128: a flag in every line, polled by the
+//             receiver), so each message's alpha is `startup_factor` times its class's.
+// Simple is the model of a link as its class describes it (factors 1): a run without a
+// protocol is a Simple run. The numbers and their sources are in protocol.cpp and
+// docs/semantics.md. Touches nothing but its arguments.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/cost_model.hpp"
+
+namespace collsim {
+
+struct Protocol {
+  std::string_view name = "simple";
+  double payload_fraction = 1;  // data bytes per byte on the wire, in (0, 1]
+  double startup_factor = 1;    // on each message's alpha, > 0
+  std::string_view source;      // where the numbers come from, in one line
+
+  bool is_simple() const { return payload_fraction == 1 && startup_factor == 1; }
+};
+
+// LL, LL128 and Simple, fastest start-up first.
+const std::vector<Protocol>& protocol_table();
+// The protocol named `name` (ll, ll128, simple; case-insensitive); throws Error naming them.
+const Protocol& find_protocol(std::string_view name);
+inline const Protocol& simple_protocol() { return find_protocol("simple"); }
+// "ll, ll128, simple"
+std::string protocol_names();
+
+// The flat model of a run with `protocol`: each class's alpha times the start-up factor, its
+// beta divided by the payload fraction (what the cost rule does to a route).
+CostModel with_protocol(const CostModel& cost, const Protocol& protocol);
+
+}  // namespace collsim

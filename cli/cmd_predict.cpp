@@ -136,6 +136,10 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     fmt::print("{}\n\n", describe_links(c.cost));
   }
   if (o.protocol != "simple") fmt::print("{}\n\n", describe_protocol(o.protocol));
+  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end())
+    fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple, by the {} engine (column proto; "
+               "algorithm shows the choice)\n\n",
+               fmt::join(nccl_candidates(r.collective), ", "), r.engine);
 }
 
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
@@ -144,7 +148,10 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                  const std::vector<std::string>& details) {
   print_header(o, c, r);
   const EngineEntry& engine = find_engine(r.engine);
-  const bool by_protocol = o.protocol == "auto";  // each row's own protocol
+  // Each row's own protocol, where rows may differ in it.
+  const bool by_protocol = o.protocol == "auto" || std::any_of(records.begin(), records.end(), [](const PredictionRecord& x) {
+                             return x.algorithm == kNcclChoice;
+                           });
   fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", by_protocol ? fmt::format(" {:<6}", "proto") : "",
              "time", engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s",
              "busbw GB/s", "x bound");
@@ -160,7 +167,8 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
-    fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, rec.algorithm,
+    const std::string algorithm = rec.runs == rec.algorithm ? rec.algorithm : fmt::format("{} ({})", rec.algorithm, rec.runs);
+    fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, algorithm,
                by_protocol ? fmt::format(" {:<6}", rec.protocol) : "", format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
@@ -174,12 +182,12 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
 
 void print_csv(const std::vector<PredictionRecord>& records) {
   fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
-             "lower_bound_s,closed_form_s,analytic_s,winner\n");
+             "lower_bound_s,closed_form_s,analytic_s,winner,runs\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+    fmt::print("{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
                r.bytes, r.engine, r.placement, r.segments, r.protocol, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
-               optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0);
+               optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
 // 0.37 for "37% of ...", 0 for a line that does not start with a percentage.
@@ -214,7 +222,7 @@ struct FlowOutputs {
                                            o.protocol == "simple" ? "" : " " + rec.protocol);
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
-      keys.emplace_back(rec.algorithm, rec.bytes, rec.protocol);
+      keys.emplace_back(rec.runs, rec.bytes, rec.protocol);
       if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
       else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
     };
@@ -226,7 +234,7 @@ struct FlowOutputs {
                trace->events(), path);
   }
   std::size_t run_of(const PredictionRecord& rec) const {
-    return std::size_t(std::find(keys.begin(), keys.end(), std::tuple(rec.algorithm, rec.bytes, rec.protocol)) - keys.begin());
+    return std::size_t(std::find(keys.begin(), keys.end(), std::tuple(rec.runs, rec.bytes, rec.protocol)) - keys.begin());
   }
 
   std::unique_ptr<ChromeTrace> trace;
@@ -322,7 +330,10 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
   add_collective_option(*cmd, o.collective);
-  add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated), 'all', or 'auto' (fastest per size)")->capture_default_str();
+  add_algo_option(*cmd, o.algo,
+                  "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
+                  "NCCL would run: the fastest of ring and two-tree with every protocol)")
+      ->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, e.g. 1K,64M,1G or 1K:1G (default: the config's)");
   cmd->add_option("-e,--engine", o.engine, engine_help())->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")

@@ -63,9 +63,49 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
                      r.on_flow_run ? ", without --detail and --trace" : "");
 }
 
+// The candidates of "nccl" that run here at `bytes` (on these ranks, held or streamed).
+std::vector<std::string_view> nccl_runs_at(const PredictionRequest& r, std::uint64_t bytes) {
+  std::vector<std::string_view> out;
+  for (std::string_view a : nccl_candidates(r.collective)) try {
+      if (find_algorithm(a).runs_on(r.ranks, r.cost.ranks_per_node)) holding_for(r, a, bytes), out.push_back(a);
+    } catch (const Error&) {
+    }
+  return out;
+}
+
+// "nccl" needs one of its candidates at every size; the other names go to expand_algorithm_names.
+std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
+  std::vector<std::string> others;
+  for (const std::string& name : r.algorithms)
+    if (name != kNcclChoice) others.push_back(name);
+  std::vector<std::string> names;
+  if (!others.empty()) names = expand_algorithm_names(others, r.collective, r.ranks, r.cost.ranks_per_node);
+  if (others.size() == r.algorithms.size()) return names;
+  if (nccl_candidates(r.collective).empty())
+    throw Error(fmt::format("--algo nccl: NCCL runs {} as a pipelined chain along its ring, which collsim does not have "
+                            "(its algorithms for {}: {})",
+                            to_string(r.collective), to_string(r.collective), fmt::join(algorithms_for(r.collective), ", ")));
+  for (std::uint64_t bytes : r.sizes)
+    if (nccl_runs_at(r, bytes).empty())
+      throw Error(fmt::format("--algo nccl: none of NCCL's algorithms ({}) can run {} of {} on {} ranks here",
+                              fmt::join(nccl_candidates(r.collective), ", "), format_size(bytes), to_string(r.collective),
+                              r.ranks));
+  names.insert(names.begin() + std::ptrdiff_t(std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) -
+                                              r.algorithms.begin()),
+               std::string(kNcclChoice));
+  return names;
+}
+
 // Named algorithms must fit, held or streamed, at every size, checked before any runs (holding_for
 // says why not); "all" and "auto" leave out, with a note, those that cannot run at some size.
 std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
+  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
+    std::vector<std::string> names = expand_with_nccl(r);
+    for (const std::string& name : names)
+      if (name != kNcclChoice)
+        for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
+    return names;
+  }
   std::vector<std::string> names = expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node);
   const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
   if (!every) {
@@ -96,6 +136,7 @@ PredictionRecord record_for(const PredictionRequest& r, const std::string& algor
   PredictionRecord rec;
   rec.collective = r.collective;
   rec.algorithm = algorithm;
+  rec.runs = algorithm;
   rec.ranks = r.ranks;
   rec.bytes = bytes;
   rec.engine = r.engine;
@@ -167,7 +208,7 @@ PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protoc
 }
 
 // One algorithm at one size: with the request's protocol, or with each and the fastest kept.
-PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   if (r.protocol != "auto") return predict_with(r, find_protocol(r.protocol), algorithm, bytes);
   std::optional<PredictionRecord> best;
   for (const Protocol& p : protocol_table()) {
@@ -175,6 +216,23 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
   return *best;
+}
+
+// "nccl": each of NCCL's algorithms that runs here, with every protocol, the fastest kept.
+PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
+  PredictionRequest every_protocol = r;
+  every_protocol.protocol = "auto";
+  std::optional<PredictionRecord> best;
+  for (std::string_view a : nccl_runs_at(r, bytes)) {
+    PredictionRecord rec = predict_algorithm(every_protocol, std::string(a), bytes);
+    if (!best || rec.time_s < best->time_s) best = std::move(rec);
+  }
+  best->algorithm = kNcclChoice;  // runs: the one chosen
+  return *best;
+}
+
+PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+  return algorithm == kNcclChoice ? predict_nccl(r, bytes) : predict_algorithm(r, algorithm, bytes);
 }
 
 }  // namespace
@@ -198,6 +256,15 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
     throw Error(fmt::format("{}{}", e.what(),
                             stream_factory(algorithm) ? "; " + why_not : what_streams_instead(r, algorithm, bytes)));
   }
+}
+
+// NCCL's broadcast and reduce are a pipelined chain along the ring, not collsim's ring (an
+// allreduce, reduce-scatter and allgather): they have no candidate here.
+std::vector<std::string_view> nccl_candidates(Collective collective) {
+  std::vector<std::string_view> out{"ring"};
+  if (collective == Collective::allreduce) out.emplace_back("two-tree");
+  std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
+  return out;
 }
 
 std::vector<std::string> available_engines() {
@@ -237,6 +304,7 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
 nlohmann::json to_json(const PredictionRecord& r) {
   nlohmann::json j = {{"collective", to_string(r.collective)},
                       {"algorithm", r.algorithm},
+                      {"runs", r.runs},
                       {"ranks", r.ranks},
                       {"bytes", r.bytes},
                       {"engine", r.engine},

@@ -25,6 +25,8 @@ namespace collsim {
 struct PredictionRecord {
   Collective collective = Collective::allreduce;
   std::string algorithm;
+  // The algorithm that ran: `algorithm` itself, or for "nccl" (kNcclChoice) the one it chose.
+  std::string runs;
   Rank ranks = 0;
   std::uint64_t bytes = 0;
   std::string engine;
@@ -46,6 +48,12 @@ struct PredictionRecord {
   bool streamed = false;
 };
 
+// --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring, and
+// for allreduce its Tree, a double binary tree: two-tree), each with every protocol (LL,
+// LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own cost model.
+inline constexpr std::string_view kNcclChoice = "nccl";
+std::vector<std::string_view> nccl_candidates(Collective collective);
+
 // Whether a ring runs streamed on the flow engine (PredictionRequest::streaming).
 enum class Streaming {
   when_too_large,  // only where the held schedule would not fit (the size guard)
@@ -54,7 +62,7 @@ enum class Streaming {
 
 struct PredictionRequest {
   Collective collective = Collective::allreduce;
-  std::vector<std::string> algorithms;  // names, or the single name "all" / "auto"
+  std::vector<std::string> algorithms;  // names (and "nccl"), or the single name "all" / "auto"
   std::vector<std::uint64_t> sizes;
   Rank ranks = 1;
   // The flat model. With a topology, only its gamma and ranks_per_node are read: the closed

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/presets.sh COLLSIM — every preset (every configs/*.yaml) loads, `collsim topo`
 # reports endpoints, a routed diameter and a positive bisection for it, a route between its
-# first and last rank ends where it should, and `predict` prices a ring allreduce on it.
+# first and last rank ends where it should, and `predict` prices a ring allreduce and what NCCL
+# would run (--algo nccl) on it.
 set -u
 collsim=$1
 passed=0
@@ -25,6 +26,9 @@ PY
   fi
   if ! "$collsim" predict --preset "$preset" --algo ring --ranks 8 --bytes 1M --format csv | grep -q '^allreduce,ring,8,1048576'; then
     failed=$((failed + 1)); echo "FAIL: predict --preset $preset"; continue
+  fi
+  if ! "$collsim" predict --preset "$preset" --algo nccl --ranks 8 --bytes 8,1M --format csv | grep -q '^allreduce,nccl,8,1048576'; then
+    failed=$((failed + 1)); echo "FAIL: predict --preset $preset --algo nccl"; continue
   fi
   passed=$((passed + 1))
 done

@@ -167,3 +167,50 @@ TEST_CASE("an unknown protocol is refused before any run") {
   r.protocol = "warp";
   CHECK_THROWS_WITH(predict(r), Catch::Contains("unknown protocol 'warp'"));
 }
+
+TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol, and says which it ran") {
+  const ClusterConfig c = nodes();
+  for (Collective collective : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
+    PredictionRequest r;
+    r.collective = collective;
+    r.algorithms = {"ring", "nccl"};
+    r.sizes = {64, std::uint64_t(4) << 20};
+    r.ranks = c.ranks;
+    r.cost = c.cost;
+    r.topology = c.topology;
+    r.engine = "flow";
+    const std::vector<PredictionRecord> records = predict(r);
+    REQUIRE(records.size() == 4);
+    for (const PredictionRecord& rec : records) {
+      if (rec.algorithm != "nccl") {
+        CHECK(rec.runs == rec.algorithm);
+        continue;
+      }
+      double fastest = 1e300;
+      for (std::string_view a : nccl_candidates(collective)) {
+        PredictionRequest one = r;
+        one.algorithms = {std::string(a)};
+        one.sizes = {rec.bytes};
+        one.protocol = "auto";
+        fastest = std::min(fastest, predict(one).at(0).time_s);
+      }
+      INFO(to_string(collective) << " " << rec.bytes << ": ran " << rec.runs << " " << rec.protocol);
+      CHECK(rec.time_s == fastest);
+      const std::vector<std::string_view> candidates = nccl_candidates(collective);
+      CHECK(std::find(candidates.begin(), candidates.end(), rec.runs) != candidates.end());
+    }
+  }
+  CHECK(nccl_candidates(Collective::allreduce) == std::vector<std::string_view>{"ring", "two-tree"});
+  CHECK(nccl_candidates(Collective::reduce_scatter) == std::vector<std::string_view>{"ring"});
+  CHECK(nccl_candidates(Collective::broadcast).empty());  // NCCL's chain is not collsim's ring
+}
+
+TEST_CASE("algo nccl for broadcast says that NCCL's chain is missing, before any run") {
+  PredictionRequest r;
+  r.collective = Collective::broadcast;
+  r.algorithms = {"nccl"};
+  r.sizes = {1024};
+  r.ranks = 4;
+  r.cost = CostModel::uniform(1e-6, 1e-9, 0);
+  CHECK_THROWS_WITH(predict(r), Catch::Contains("pipelined chain") && Catch::Contains("binomial"));
+}

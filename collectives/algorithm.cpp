@@ -30,6 +30,7 @@ ScheduleSize ring_size(const ScheduleRequest& r) {
 ScheduleSize star_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks, 1); }  // naive, binomial
 // Trees and recursive doubling also cut a staging area (scratch) beside the data.
 ScheduleSize tree_size(const ScheduleRequest& r) { return one_pass(3.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
+ScheduleSize chain_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
 ScheduleSize two_tree_size(const ScheduleRequest& r) {
   return one_pass(6.0 * r.ranks * r.segments, 3 * cut(r, 2.0 * r.segments));
 }
@@ -107,6 +108,13 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .size_bound = two_tree_size,
        .pipelined = true,
        .trees = algorithms::two_tree_trees},
+      {.name = "chain",
+       .summary = "broadcast or reduce along a chain from the root, pipelined in segments (NCCL's ring for both)",
+       .collectives = {reduce, broadcast},
+       .generate = algorithms::chain,
+       .size_bound = chain_size,
+       .pipelined = true,
+       .trees = algorithms::chain_trees},
       {.name = "recursive-doubling",
        .summary = "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
        .collectives = {allreduce},

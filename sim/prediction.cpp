@@ -81,10 +81,6 @@ std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
   std::vector<std::string> names;
   if (!others.empty()) names = expand_algorithm_names(others, r.collective, r.ranks, r.cost.ranks_per_node);
   if (others.size() == r.algorithms.size()) return names;
-  if (nccl_candidates(r.collective).empty())
-    throw Error(fmt::format("--algo nccl: NCCL runs {} as a pipelined chain along its ring, which collsim does not have "
-                            "(its algorithms for {}: {})",
-                            to_string(r.collective), to_string(r.collective), fmt::join(algorithms_for(r.collective), ", ")));
   for (std::uint64_t bytes : r.sizes)
     if (nccl_runs_at(r, bytes).empty())
       throw Error(fmt::format("--algo nccl: none of NCCL's algorithms ({}) can run {} of {} on {} ranks here",
@@ -258,10 +254,11 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
   }
 }
 
-// NCCL's broadcast and reduce are a pipelined chain along the ring, not collsim's ring (an
-// allreduce, reduce-scatter and allgather): they have no candidate here.
+// NCCL's ring algorithm is collsim's ring for allreduce, reduce-scatter and allgather, and its
+// chain for broadcast and reduce (NCCL pipelines those along the ring from the root).
 std::vector<std::string_view> nccl_candidates(Collective collective) {
-  std::vector<std::string_view> out{"ring"};
+  const bool rooted = collective == Collective::broadcast || collective == Collective::reduce;
+  std::vector<std::string_view> out{rooted ? "chain" : "ring"};
   if (collective == Collective::allreduce) out.emplace_back("two-tree");
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;

@@ -48,8 +48,9 @@ struct PredictionRecord {
   bool streamed = false;
 };
 
-// --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring, and
-// for allreduce its Tree, a double binary tree: two-tree), each with every protocol (LL,
+// --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring: ring,
+// or chain for broadcast and reduce; for allreduce its Tree, a double binary tree: two-tree),
+// each with every protocol (LL,
 // LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own cost model.
 inline constexpr std::string_view kNcclChoice = "nccl";
 std::vector<std::string_view> nccl_candidates(Collective collective);

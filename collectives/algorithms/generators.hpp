@@ -14,10 +14,12 @@ Schedule two_tree(const ScheduleRequest& request);
 Schedule recursive_doubling(const ScheduleRequest& request);
 Schedule rabenseifner(const ScheduleRequest& request);
 Schedule hierarchical_ring(const ScheduleRequest& request);
+Schedule chain(const ScheduleRequest& request);
 
-// The trees tree and two-tree follow (their table entries' `trees`).
+// The trees tree, two-tree and chain follow (their table entries' `trees`).
 std::vector<BinaryTree> tree_trees(const ScheduleInfo& info);
 std::vector<BinaryTree> two_tree_trees(const ScheduleInfo& info);
+std::vector<BinaryTree> chain_trees(const ScheduleInfo& info);
 
 // The ScheduleInfo every generator starts from.
 ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm);

@@ -144,6 +144,31 @@ TEST_CASE("bad cluster files fail with FILE:LINE:COLUMN and the field at fault")
   }
 }
 
+TEST_CASE("dgx1-v100: six NVLink 2 links per GPU, and consecutive ranks (NCCL's ring) joined by two") {
+  for (const std::string name : {"dgx1-v100", "dgx1-v100-16"}) {
+    INFO(name);
+    const ClusterConfig c = load_preset(name);
+    const Topology& t = *c.topology;
+    const double one_nvlink_Bps = t.network.link_class(t.network.find_link_class("nvlink2")).bandwidth_Bps;
+    REQUIRE(one_nvlink_Bps == Approx(25e9));
+    for (Rank r = 0; r < 8; ++r) {
+      INFO("rank " << r);
+      double nvlink_out_Bps = 0;
+      for (Rank peer = 0; peer < 8; ++peer) {
+        if (peer == r) continue;
+        std::vector<LinkId> route;
+        t.route(r, peer, 0, route);
+        if (route.size() == 1) nvlink_out_Bps += t.network.link(route[0]).bandwidth_Bps;
+      }
+      CHECK(nvlink_out_Bps == Approx(6 * one_nvlink_Bps));
+      std::vector<LinkId> to_next;
+      t.route(r, (r + 1) % 8, 0, to_next);
+      REQUIRE(to_next.size() == 1);
+      CHECK(t.network.link(to_next[0]).bandwidth_Bps == Approx(2 * one_nvlink_Bps));
+    }
+  }
+}
+
 TEST_CASE("rates and times may carry units; a preset written with them equals the preset in plain numbers") {
   std::string text = read_text_file(std::filesystem::path(COLLSIM_CONFIGS_DIR) / "baidu-40gpu.yaml", "config", 1 << 20);
   const auto replace_all = [&](const std::string& from, const std::string& to) {

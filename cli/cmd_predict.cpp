@@ -64,6 +64,9 @@ void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
   Placement p = c.topology->placement;
   if (!o.placement.empty()) p = {parse_placement_kind(o.placement), o.placement_seed, {}};
   if (o.ranks > 0) c.ranks = o.ranks;
+  // An explicit list places the file's ranks (e.g. dgx1-v100's NVLink ring order); fewer
+  // ranks take its first entries.
+  if (p.kind == Placement::Kind::explicit_list && c.ranks < p.endpoints.size()) p.endpoints.resize(c.ranks);
   c.topology->place(p, c.ranks);
 }
 

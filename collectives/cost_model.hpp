@@ -17,13 +17,16 @@ namespace collsim {
 
 // The physically possible range of each cost number. A value outside it is a unit slip
 // (bits for bytes, microseconds for seconds) or a typo, refused with the range instead of
-// turning into zero or 300-digit times.
+// turning into zero or 300-digit times. `written` says which units a config may write the
+// number with (units.hpp: `400Gbps`, `2us`); plain numbers are always in the base unit.
+enum class WrittenUnits : std::uint8_t { none, rate, duration };
 struct PhysicalRange {
   std::string_view quantity;
   double min, max;
+  WrittenUnits written = WrittenUnits::none;
 };
-inline constexpr PhysicalRange kBandwidthRange{"bytes/s", 1e3, 1e15};    // 1 kB/s .. 1 PB/s
-inline constexpr PhysicalRange kTimeRange{"seconds", 0, 1};              // alpha, latency: 0 .. 1 s
+inline constexpr PhysicalRange kBandwidthRange{"bytes/s", 1e3, 1e15, WrittenUnits::rate};  // 1 kB/s .. 1 PB/s
+inline constexpr PhysicalRange kTimeRange{"seconds", 0, 1, WrittenUnits::duration};      // alpha, latency: 0 .. 1 s
 inline constexpr PhysicalRange kGammaRange{"seconds per byte", 0, 1e-3};  // reduction: down to 1 kB/s
 inline constexpr PhysicalRange kBetaRange{"seconds per byte", 1e-15, 1e-3};
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -128,6 +129,51 @@ std::string format_rate(double bytes_per_s) {
   if (std::isinf(bytes_per_s)) return "unbounded";
   if (bytes_per_s >= 1e13) return fmt::format("{:.4g} TB/s", bytes_per_s / 1e12);
   return fmt::format("{:.4g} GB/s", to_GBps(bytes_per_s));
+}
+
+namespace {
+
+// A unit a number may carry, and what it multiplies the number by to reach the base unit.
+struct UnitScale {
+  std::string_view unit;
+  double scale;
+};
+
+// Bits and bytes per second, with SI prefixes (datasheets: 400 Gb/s = 400e9 bits/s).
+constexpr UnitScale kRateUnits[] = {
+    {"bps", 0.125},     {"b/s", 0.125},     {"kbps", 125.0},    {"kb/s", 125.0},    {"Kbps", 125.0},
+    {"Kb/s", 125.0},    {"Mbps", 125.0e3},  {"Mb/s", 125.0e3},  {"Gbps", 125.0e6},  {"Gb/s", 125.0e6},
+    {"Tbps", 125.0e9},  {"Tb/s", 125.0e9},  {"Bps", 1.0},       {"B/s", 1.0},       {"kBps", 1.0e3},
+    {"kB/s", 1.0e3},    {"KBps", 1.0e3},    {"KB/s", 1.0e3},    {"MBps", 1.0e6},    {"MB/s", 1.0e6},
+    {"GBps", 1.0e9},    {"GB/s", 1.0e9},    {"TBps", 1.0e12},   {"TB/s", 1.0e12},
+};
+constexpr UnitScale kDurationUnits[] = {{"s", 1.0}, {"ms", 1.0e-3}, {"us", 1.0e-6}, {"ns", 1.0e-9}};
+
+// "50GB/s" -> 50 x the scale of "GB/s"; a bare number is taken in the base unit. nullopt for
+// anything else (no number, an unknown unit, trailing text).
+std::optional<double> number_with_unit(std::string_view text, std::span<const UnitScale> units) {
+  const std::string_view s = trim(text);
+  double value = 0;
+  const char* first = s.data() + (!s.empty() && s.front() == '+' ? 1 : 0);
+  const auto [end, ec] = std::from_chars(first, s.data() + s.size(), value);
+  if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
+  const std::string_view unit = trim(std::string_view(end, std::size_t(s.data() + s.size() - end)));
+  if (unit.empty()) return value;
+  for (const UnitScale& u : units)
+    if (u.unit == unit) return value * u.scale;
+  return std::nullopt;
+}
+
+}  // namespace
+
+double parse_rate(std::string_view text) {
+  if (const auto v = number_with_unit(text, kRateUnits)) return *v;
+  throw Error(fmt::format("'{}' is not a rate: write {}", text, kRateForms));
+}
+
+double parse_duration(std::string_view text) {
+  if (const auto v = number_with_unit(text, kDurationUnits)) return *v;
+  throw Error(fmt::format("'{}' is not a time: write {}", text, kDurationForms));
 }
 
 std::string format_seconds(double s) {

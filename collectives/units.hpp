@@ -25,4 +25,17 @@ inline constexpr double kBytesPerGB = 1e9;
 inline double to_GBps(double bytes_per_s) { return bytes_per_s / kBytesPerGB; }
 std::string format_rate(double bytes_per_s);  // "4.89 GB/s"; "2.1 TB/s" from 10 TB/s; "unbounded" for inf
 
+// Rates and times as datasheets write them, for config files. A rate is bytes/s, or a number
+// with a unit: bits (`400Gbps`, `400Gb/s`) or bytes (`50GB/s`, `50GBps`), prefixes k/K, M, G, T
+// as powers of 1000 (datasheets' decimal prefixes, not K/M/G of sizes). A time is seconds, or
+// a number with `s`, `ms`, `us`, `ns`. Both throw Error "'TEXT' is not a rate/time" listing
+// the accepted forms; the range of the value is the caller's to check.
+double parse_rate(std::string_view text);     // bytes/s
+double parse_duration(std::string_view text);  // seconds
+inline constexpr std::string_view kRateForms =
+    "bytes/s as a number (50.0e+9) or with a unit: 400Gbps or 400Gb/s (bits/s), 50GB/s or 50GBps (bytes/s); "
+    "prefixes k, M, G, T are powers of 1000";
+inline constexpr std::string_view kDurationForms =
+    "seconds as a number (2.0e-6) or with a unit: 1s, 1ms, 2us, 100ns";
+
 }  // namespace collsim

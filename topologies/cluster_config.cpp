@@ -148,9 +148,23 @@ struct NodesSpec {
   NodesParams params;
 };
 
+// `peer_links: [[0, 1, 1], [0, 3, 2], ...]`: GPU a, GPU b, how many links of peer_link.
+std::vector<GpuPairLinks> read_peer_links(const ConfigReader& in, const YAML::Node& node) {
+  if (!node.IsSequence() || node.size() == 0)
+    in.fail(node, "'nodes.peer_links' must be a list of [GPU, GPU, links] triples, e.g. [[0, 1, 1], [0, 3, 2]]");
+  std::vector<GpuPairLinks> pairs;
+  for (const YAML::Node& item : node) {
+    if (!item.IsSequence() || item.size() != 3)
+      in.fail(item, "'nodes.peer_links': each item is [GPU, GPU, links], e.g. [0, 3, 2]");
+    pairs.push_back({in.count(item[0], "nodes.peer_links", true), in.count(item[1], "nodes.peer_links", true),
+                     in.count(item[2], "nodes.peer_links")});
+  }
+  return pairs;
+}
+
 NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Network& net) {
   in.only_keys(node, "nodes", {"count", "gpus_per_node", "switch", "gpu_link", "backplane_Bps", "nics_per_node",
-                               "nic_link", "rail_optimized"});
+                               "nic_link", "rail_optimized", "peer_link", "peer_links"});
   NodesSpec s{node, {}};
   NodesParams& p = s.params;
   p.nodes = in.count(in.require(node, "count", "nodes"), "nodes.count");
@@ -165,6 +179,10 @@ NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Netwo
   if (node["nics_per_node"]) p.nics_per_node = in.count(node["nics_per_node"], "nodes.nics_per_node");
   if (node["rail_optimized"]) p.rail_optimized = in.flag(node["rail_optimized"], "nodes.rail_optimized");
   if (p.nodes > 1 || node["nic_link"]) p.nic_link = in.link_class(node, "nic_link", "nodes", net);
+  if (node["peer_links"] || node["peer_link"]) {
+    p.peer_link = in.link_class(node, "peer_link", "nodes", net);
+    p.peer_links = read_peer_links(in, in.require(node, "peer_links", "nodes"));
+  }
   return s;
 }
 

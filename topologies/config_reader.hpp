@@ -55,22 +55,20 @@ class ConfigReader {
     return v;
   }
 
-  double number(const YAML::Node& v, const std::string& field, bool zero_ok) const {
-    double x = 0;
-    if (!v.IsScalar()) fail(v, fmt::format("'{}' must be a number", field));
-    try {
-      x = v.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(v, fmt::format("'{}' must be a number (got '{}')", field, v.Scalar()));
-    }
+  // A number >= 0 (> 0 unless zero_ok). `units`: the unit forms it may be written with
+  // besides a plain number (units.hpp: `400Gbps`, `50GB/s`, `2us`).
+  double number(const YAML::Node& v, const std::string& field, bool zero_ok,
+                WrittenUnits units = WrittenUnits::none) const {
+    const double x = scalar_number(v, field, units);
     if (!std::isfinite(x) || x < 0 || (!zero_ok && x == 0))
       fail(v, fmt::format("'{}' must be {} (got {})", field, zero_ok ? ">= 0" : "> 0", x));
     return x;
   }
 
-  // A number that must lie in its physical range (cost_model.hpp).
+  // A number that must lie in its physical range (cost_model.hpp); rates and times may carry
+  // a unit (`400Gbps`, `50GB/s`, `2us`: units.hpp), plain numbers are in the base unit.
   double physical(const YAML::Node& v, const std::string& field, const PhysicalRange& range) const {
-    const double x = number(v, field, range.min == 0);
+    const double x = number(v, field, range.min == 0, range.written);
     if (const std::string problem = range_problem(range, x); !problem.empty())
       fail(v, fmt::format("'{}': {}", field, problem));
     return x;
@@ -141,6 +139,20 @@ class ConfigReader {
   }
 
  private:
+  double scalar_number(const YAML::Node& v, const std::string& field, WrittenUnits units) const {
+    if (!v.IsScalar()) fail(v, fmt::format("'{}' must be a number", field));
+    try {
+      return v.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    if (units == WrittenUnits::none) fail(v, fmt::format("'{}' must be a number (got '{}')", field, v.Scalar()));
+    try {
+      return units == WrittenUnits::rate ? parse_rate(v.Scalar()) : parse_duration(v.Scalar());
+    } catch (const Error& e) {
+      fail(v, fmt::format("'{}': {}", field, e.what()));
+    }
+  }
+
   std::string origin_;
 };
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/presets.sh COLLSIM — every preset (every configs/*.yaml) loads, `collsim topo`
-# reports endpoints, a routed diameter and a positive bisection for it, a route between its
-# first and last rank ends where it should, and `predict` prices a ring allreduce and what NCCL
-# would run (--algo nccl) on it.
+# reports its one-line description, endpoints, a routed diameter and a positive bisection
+# for it, a route between its first and last rank ends where it should, and `predict` prices
+# a ring allreduce and what NCCL would run (--algo nccl) on it.
 set -u
 collsim=$1
 passed=0
@@ -15,6 +15,7 @@ for preset in $("$collsim" topo --list); do
 import json, sys
 preset, j = sys.argv[1], json.loads(sys.argv[2])
 assert j["name"] == preset, j["name"]
+assert len(j["description"]) >= 20, "a preset describes itself in a line: " + repr(j["description"])
 assert j["endpoints"] >= 2 and j["ranks"] >= 2, (j["endpoints"], j["ranks"])
 assert 1 <= j["diameter_links"] <= 16, j["diameter_links"]
 assert j["bisection_Bps"] > 0, j["bisection_Bps"]

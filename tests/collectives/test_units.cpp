@@ -162,3 +162,47 @@ TEST_CASE("format_seconds picks a readable unit with three significant digits", 
   CHECK(format_seconds(0.405) == "405 ms");
   CHECK(format_seconds(2.5) == "2.5 s");
 }
+
+TEST_CASE("parse_rate reads bits and bytes per second with decimal prefixes, as datasheets write them", "[units]") {
+  using collsim::parse_rate;
+  CHECK(parse_rate("400Gbps") == Approx(50.0e9));
+  CHECK(parse_rate("400Gb/s") == Approx(50.0e9));
+  CHECK(parse_rate("400 Gb/s") == Approx(50.0e9));
+  CHECK(parse_rate("50GB/s") == Approx(50.0e9));
+  CHECK(parse_rate("50GBps") == Approx(50.0e9));
+  CHECK(parse_rate("1.8TB/s") == Approx(1.8e12));
+  CHECK(parse_rate("12.8Tbps") == Approx(1.6e12));
+  CHECK(parse_rate("100Mbps") == Approx(12.5e6));
+  CHECK(parse_rate("250MB/s") == Approx(250.0e6));
+  CHECK(parse_rate("8kbps") == Approx(1.0e3));
+  CHECK(parse_rate("3KB/s") == Approx(3.0e3));
+  CHECK(parse_rate("8bps") == Approx(1.0));
+  CHECK(parse_rate("6B/s") == Approx(6.0));
+  CHECK(parse_rate("6.0e+9") == Approx(6.0e9));  // a bare number is bytes/s
+}
+
+TEST_CASE("parse_duration reads seconds, milliseconds, microseconds and nanoseconds", "[units]") {
+  using collsim::parse_duration;
+  CHECK(parse_duration("1s") == Approx(1.0));
+  CHECK(parse_duration("1ms") == Approx(1.0e-3));
+  CHECK(parse_duration("2us") == Approx(2.0e-6));
+  CHECK(parse_duration("0.5us") == Approx(0.5e-6));
+  CHECK(parse_duration("100ns") == Approx(100.0e-9));
+  CHECK(parse_duration("100 ns") == Approx(100.0e-9));
+  CHECK(parse_duration("2.0e-6") == Approx(2.0e-6));  // a bare number is seconds
+}
+
+TEST_CASE("a rate or time in a wrong unit is an error naming the text and the accepted forms", "[units]") {
+  using collsim::parse_duration;
+  using collsim::parse_rate;
+  for (const char* bad : {"50GB", "fastGbps", "Gbps", "400 Gbit", "2us", "400gbps", "1e9 B/s/s", ""}) {
+    INFO(bad);
+    REQUIRE_THROWS_WITH(parse_rate(bad), Catch::Contains(std::string("'") + bad + "' is not a rate") &&
+                                             Catch::Contains("400Gbps") && Catch::Contains("50GB/s"));
+  }
+  for (const char* bad : {"2 parsecs", "2uS", "100Gbps", "us", "1 h", "5x"}) {
+    INFO(bad);
+    REQUIRE_THROWS_WITH(parse_duration(bad), Catch::Contains(std::string("'") + bad + "' is not a time") &&
+                                                 Catch::Contains("2us") && Catch::Contains("100ns"));
+  }
+}

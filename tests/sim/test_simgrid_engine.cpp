@@ -2,7 +2,7 @@
 // same schedule on the same topology finishes at the same time, and every rank at the same
 // time, to 1e-6 relative, for every allreduce algorithm on rings, stars with a capped
 // backplane, 2:1 tapered fat-trees, dragonflies with several routers per group, tori and
-// multi-GPU nodes, at 1 byte, a size P does not divide, 1 MiB and 48 MiB, from 2 to 128 ranks;
+// multi-GPU nodes (with and without GPU-GPU peer links), at 1 byte, a size P does not divide, 1 MiB and 48 MiB, from 2 to 128 ranks;
 // and for the other collectives. The one difference by design: two reductions that become due
 // on one rank at the same instant only up to rounding may run in either order. Plus the
 // errors: routing with more than one route per pair, schedules that cannot finish.
@@ -63,6 +63,12 @@ const std::vector<Fabric>& small_fabrics() {
       {"torus 4x4", "topology: {kind: torus, dims: [4, 4], link: b}\n", 16},
       {"4 nodes of 4 GPUs",
        "nodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 1, nic_link: pcie}\n"
+       "topology: {kind: star, link: a}\n",
+       16},
+      {"2 nodes of 8 GPUs in DGX-1's NVLink cube-mesh",
+       "nodes: {count: 2, gpus_per_node: 8, switch: pcie, gpu_link: pcie, nics_per_node: 4, nic_link: pcie, "
+       "peer_link: b, peer_links: [[0, 1, 1], [0, 2, 1], [0, 3, 2], [0, 4, 2], [1, 2, 2], [1, 3, 1], [1, 5, 2], "
+       "[2, 3, 2], [2, 6, 1], [3, 7, 1], [4, 5, 1], [4, 6, 1], [4, 7, 2], [5, 6, 2], [5, 7, 1], [6, 7, 2]]}\n"
        "topology: {kind: star, link: a}\n",
        16},
   };
@@ -153,6 +159,10 @@ TEST_CASE("SimGrid equals the flow engine for every allreduce algorithm on a tor
 TEST_CASE("SimGrid equals the flow engine for every allreduce algorithm on multi-GPU nodes") {
   REQUIRE(cluster(fabric("4 nodes of 4 GPUs").yaml, 16).cost.ranks_per_node == 4);  // hierarchical-ring runs at P=16
   cross_check(fabric("4 nodes of 4 GPUs"), Collective::allreduce, {2, 5, 16}, kSizes);
+}
+
+TEST_CASE("SimGrid equals the flow engine for every allreduce algorithm on nodes with GPU-GPU peer links") {
+  cross_check(fabric("2 nodes of 8 GPUs in DGX-1's NVLink cube-mesh"), Collective::allreduce, {2, 5, 8, 16}, kSizes);
 }
 
 TEST_CASE("SimGrid equals the flow engine at 128 ranks on a tapered fat-tree and a dragonfly") {

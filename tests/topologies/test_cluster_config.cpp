@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "collectives/error.hpp"
+#include "collectives/file_io.hpp"
 #include "tests/topologies/built_fabric.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
@@ -110,7 +111,7 @@ TEST_CASE("bad cluster files fail with FILE:LINE:COLUMN and the field at fault")
       {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: -5}\ntopology: {kind: star, endpoints: 8, link: eth}\n"
        "gamma_s_per_byte: 0\n",
        "t.yaml:3:24: 'link_classes.eth.bandwidth_Bps' must be > 0"},
-      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: fast}\n", "must be a number (got 'fast')"},
+      {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: fast}\n", "'link_classes.eth.bandwidth_Bps': 'fast' is not a rate"},
       {"name: t\nlink_classes:\n  eth: {bandwidth_Bps: 1e9}\ntopology: {kind: star, endpoints: 8, link: ib}\n"
        "gamma_s_per_byte: 0\n",
        "unknown link class 'ib' (defined: eth)"},
@@ -141,6 +142,87 @@ TEST_CASE("bad cluster files fail with FILE:LINE:COLUMN and the field at fault")
     REQUIRE(msg.rfind("t.yaml", 0) == 0);
     REQUIRE(msg.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("dgx1-v100: six NVLink 2 links per GPU, and consecutive ranks (NCCL's ring) joined by two") {
+  for (const std::string name : {"dgx1-v100", "dgx1-v100-16"}) {
+    INFO(name);
+    const ClusterConfig c = load_preset(name);
+    const Topology& t = *c.topology;
+    const double one_nvlink_Bps = t.network.link_class(t.network.find_link_class("nvlink2")).bandwidth_Bps;
+    REQUIRE(one_nvlink_Bps == Approx(25e9));
+    for (Rank r = 0; r < 8; ++r) {
+      INFO("rank " << r);
+      double nvlink_out_Bps = 0;
+      for (Rank peer = 0; peer < 8; ++peer) {
+        if (peer == r) continue;
+        std::vector<LinkId> route;
+        t.route(r, peer, 0, route);
+        if (route.size() == 1) nvlink_out_Bps += t.network.link(route[0]).bandwidth_Bps;
+      }
+      CHECK(nvlink_out_Bps == Approx(6 * one_nvlink_Bps));
+      std::vector<LinkId> to_next;
+      t.route(r, (r + 1) % 8, 0, to_next);
+      REQUIRE(to_next.size() == 1);
+      CHECK(t.network.link(to_next[0]).bandwidth_Bps == Approx(2 * one_nvlink_Bps));
+    }
+  }
+}
+
+TEST_CASE("rates and times may carry units; a preset written with them equals the preset in plain numbers") {
+  std::string text = read_text_file(std::filesystem::path(COLLSIM_CONFIGS_DIR) / "baidu-40gpu.yaml", "config", 1 << 20);
+  const auto replace_all = [&](const std::string& from, const std::string& to) {
+    std::size_t replaced = 0;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()), ++replaced)
+      text.replace(at, from.size(), to);
+    REQUIRE(replaced > 0);
+  };
+  replace_all("bandwidth_Bps: 10.0e+9", "bandwidth_Bps: 80Gbps");
+  replace_all("bandwidth_Bps: 12.0e+9", "bandwidth_Bps: 12GB/s");
+  replace_all("bandwidth_Bps: 6.0e+9", "bandwidth_Bps: 48 Gb/s");
+  replace_all("alpha_s: 1.2e-6", "alpha_s: 1.2us");
+  replace_all("latency_s: 0.0", "latency_s: 0ns");
+  const ClusterConfig with_units = parse_cluster_config(text, "units.yaml");
+  const ClusterConfig plain = load_preset("baidu-40gpu");
+  const auto& a = with_units.topology->network.link_classes();
+  const auto& b = plain.topology->network.link_classes();
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO(b[i].name);
+    CHECK(a[i].name == b[i].name);
+    CHECK(a[i].bandwidth_Bps == Approx(b[i].bandwidth_Bps).epsilon(1e-15));
+    CHECK(a[i].alpha_s == Approx(b[i].alpha_s).epsilon(1e-15));
+    CHECK(a[i].latency_s == b[i].latency_s);
+  }
+  CHECK(with_units.topology->network.link_count() == plain.topology->network.link_count());
+}
+
+TEST_CASE("a rate or time in a wrong unit is one line naming the file, the field and the accepted forms") {
+  const auto star_with = [](const std::string& link) {
+    return "name: t\nlink_classes:\n  eth: " + link + "\ntopology: {kind: star, endpoints: 8, link: eth}\n"
+           "gamma_s_per_byte: 0\n";
+  };
+  struct Bad {
+    std::string yaml, needle;
+  } cases[] = {
+      {star_with("{bandwidth_Bps: 50GB}"), "t.yaml:3:24: 'link_classes.eth.bandwidth_Bps': '50GB' is not a rate"},
+      {star_with("{bandwidth_Bps: fastGbps}"), "'link_classes.eth.bandwidth_Bps': 'fastGbps' is not a rate"},
+      {star_with("{bandwidth_Bps: 2us}"), "'2us' is not a rate"},
+      {star_with("{bandwidth_Bps: 1GB/s, alpha_s: 2 parsecs}"), "'link_classes.eth.alpha_s': '2 parsecs' is not a time"},
+      {star_with("{bandwidth_Bps: 1GB/s, latency_s: 100Gbps}"), "'link_classes.eth.latency_s': '100Gbps' is not a time"},
+      {star_with("{bandwidth_Bps: 1GB/s, alpha_s: 2s}"), "'link_classes.eth.alpha_s': expected seconds in 0..1, got 2"},
+  };
+  for (const Bad& b : cases) {
+    INFO(b.yaml);
+    const std::string msg = error_of(b.yaml);
+    INFO(msg);
+    REQUIRE(msg.find(b.needle) != std::string::npos);
+    REQUIRE(msg.rfind("t.yaml:", 0) == 0);
+    REQUIRE(msg.find('\n') == std::string::npos);
+  }
+  REQUIRE(error_of(star_with("{bandwidth_Bps: 1GB/s, alpha_s: 2us, latency_s: 100ns}")) == "accepted");
+  REQUIRE(error_of(star_with("{bandwidth_Bps: 50GB}")).find("400Gbps") != std::string::npos);
+  REQUIRE(error_of(star_with("{bandwidth_Bps: 1GB/s, alpha_s: 2 parsecs}")).find("100ns") != std::string::npos);
 }
 
 TEST_CASE("a missing file and an unknown preset are errors that name them") {

@@ -250,3 +250,94 @@ TEST_CASE("A fabric with fewer endpoints than NICs is an error naming both numbe
   CHECK_THROWS_WITH(build_nodes(net, node_params(10, 8, 8), std::move(fabric)),
                     Catch::Contains("72 endpoints") && Catch::Contains("80"));
 }
+
+namespace {
+
+// DGX-1 V100's hybrid cube-mesh (configs/dgx1-v100.yaml): 16 pairs, 24 NVLinks, 6 per GPU.
+const std::vector<GpuPairLinks> kCubeMesh = {{0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {0, 4, 2}, {1, 2, 2}, {1, 3, 1},
+                                             {1, 5, 2}, {2, 3, 2}, {2, 6, 1}, {3, 7, 1}, {4, 5, 1}, {4, 6, 1},
+                                             {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2}};
+
+NodesParams cube_mesh_nodes(std::uint32_t nodes) {
+  NodesParams p = node_params(nodes, 8, 4);
+  p.switch_name = "pcie";
+  p.gpu_link = kNic;  // the PCIe path of unlinked pairs: the slow class
+  p.peer_link = kFabric;
+  p.peer_links = kCubeMesh;
+  return p;
+}
+
+std::uint32_t links_between(std::uint32_t a, std::uint32_t b) {
+  for (const GpuPairLinks& pair : kCubeMesh)
+    if ((pair.a == a && pair.b == b) || (pair.a == b && pair.b == a)) return pair.links;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("Peer links cable each listed GPU pair once, at its link count times the class's rate") {
+  Network net = with_classes();
+  const NodesFabric f = build_nodes(net, cube_mesh_nodes(1), Fabric{});
+  net.finalize();
+  CHECK(net.cable_count() == 8 + 16);  // 8 GPU-switch cables, one per linked pair
+  CHECK(f.fabric.summary == "1 node x 8 GPUs (pcie, GPU-GPU links: 16 pairs, 24 links), no NICs");
+  for (std::uint32_t a = 0; a < 8; ++a) {
+    double nvlink_out_Bps = 0;
+    for (std::uint32_t b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      INFO("GPU " << a << " -> GPU " << b);
+      const Route r = route(f, a, b);
+      REQUIRE(is_path(net, r, f.fabric.endpoints[a], f.fabric.endpoints[b]));
+      if (const std::uint32_t links = links_between(a, b); links > 0) {
+        REQUIRE(r.size() == 1);
+        CHECK(net.link(r[0]).bandwidth_Bps == Approx(links * 50e9));
+        CHECK(net.link(r[0]).link_class == kFabric);
+        nvlink_out_Bps += net.link(r[0]).bandwidth_Bps;
+      } else {  // no NVLink: GPU -> PCIe switch -> GPU, no forwarding through a third GPU
+        REQUIRE(r.size() == 2);
+        CHECK(name(net, net.link(r[0]).to) == "n0.pcie");
+        CHECK(slowest_link_Bps(net, r) == Approx(kNicBps));
+      }
+    }
+    CHECK(nvlink_out_Bps == Approx(6 * 50e9));  // six links per GPU
+  }
+}
+
+TEST_CASE("Peer links stay inside their node: between nodes a route leaves through the GPU's NIC") {
+  Network net = with_classes();
+  StarParams star;
+  star.endpoints = 8;
+  star.link = kFabric;
+  const NodesFabric f = build_nodes(net, cube_mesh_nodes(2), build_star(net, star, RoutingMode::minimal, 0));
+  net.finalize();
+  CHECK(net.cable_count() == 8 + 2 * (8 + 16 + 4));  // star; per node GPUs, pairs, NICs
+  const Route within = route(f, 8 + 0, 8 + 4);  // node 1's GPUs 0 and 4: their own double link
+  REQUIRE(within.size() == 1);
+  CHECK(name(net, net.link(within[0]).from) == "n1.gpu0");
+  CHECK(name(net, net.link(within[0]).to) == "n1.gpu4");
+  const Route across = route(f, 0, 8 + 4);  // GPU -> switch -> NIC -> star -> NIC -> switch -> GPU
+  REQUIRE(is_path(net, across, f.fabric.endpoints[0], f.fabric.endpoints[12]));
+  CHECK(across.size() == 6);
+  const auto gpu_to_gpu = [&](LinkId l) {
+    return net.vertex(net.link(l).from).kind == VertexKind::endpoint &&
+           net.vertex(net.link(l).to).kind == VertexKind::endpoint;
+  };
+  CHECK(std::none_of(across.begin(), across.end(), gpu_to_gpu));
+}
+
+TEST_CASE("Bad peer links throw naming the pair and the rule") {
+  Network net = with_classes();
+  auto fails = [&](std::vector<GpuPairLinks> pairs, const std::string& message) {
+    NodesParams p = cube_mesh_nodes(1);
+    p.peer_links = std::move(pairs);
+    CHECK_THROWS_WITH(build_nodes(net, p, Fabric{}), Catch::Contains(message));
+  };
+  fails({{0, 8, 1}}, "GPU pair [0, 8, 1]: GPUs are numbered 0..7");
+  fails({{3, 3, 1}}, "not linked to itself");
+  fails({{0, 1, 0}}, "links must be >= 1");
+  fails({{0, 1, 1}, {1, 0, 2}}, "listed twice");
+  NodesParams bad_class = cube_mesh_nodes(1);
+  bad_class.peer_link = 9;
+  CHECK_THROWS_WITH(build_nodes(net, bad_class, Fabric{}), Catch::Contains("peer_link = 9"));
+  CHECK(net.vertex_count() == 0);
+}

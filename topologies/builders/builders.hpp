@@ -108,8 +108,16 @@ Fabric build_dragonfly(Network& net, const DragonflyParams& p, RoutingMode mode,
 // leaves: "NIC i of every node on rail switch i"), else n * nics + j. `fabric` is built
 // first on the same network and needs >= nodes * nics endpoints; with nodes == 1 it may be
 // an empty Fabric (no NICs then).
-// Routes: same node -> GPU, switch, GPU (and the backplane); otherwise GPU -> its NIC (via
-// the switch when shared) -> fabric route -> the destination GPU's NIC -> destination GPU.
+// Optionally GPUs of a node are also cabled to each other (`peer_links`: DGX-1's hybrid
+// cube-mesh of NVLink 2): a pair {a, b, links} is one cable of `links` x peer_link's rate.
+// Routes: same node -> the pair's own cable when it has one, else GPU, switch, GPU (and the
+// backplane; no forwarding through a third GPU, as CUDA peer copies do without NVLink);
+// otherwise GPU -> its NIC (via the switch when shared) -> fabric route -> the destination
+// GPU's NIC -> destination GPU.
+struct GpuPairLinks {
+  std::uint32_t a = 0, b = 0;  // GPU indices within the node, a != b
+  std::uint32_t links = 1;     // parallel links of peer_link between them, >= 1
+};
 struct NodesParams {
   std::uint32_t nodes = 0;
   std::uint32_t gpus_per_node = 0;
@@ -119,6 +127,8 @@ struct NodesParams {
   LinkClassId nic_link = 0;  // GPU <-> NIC (one per GPU) or internal switch <-> NIC
   std::optional<double> backplane_Bps;
   std::string switch_name = "nvswitch";  // names the internal switch vertices: n3.nvswitch
+  std::vector<GpuPairLinks> peer_links;  // the same in every node; each pair at most once
+  LinkClassId peer_link = 0;             // one link of a GPU pair (e.g. one NVLink 2)
 };
 struct NodesFabric {
   Fabric fabric;                       // endpoints = GPUs, node-major; router over all

@@ -10,8 +10,15 @@
 // vertices, n.nvswitch.in -> n.nvswitch.out (one capacity link); each GPU (and shared NIC)
 // sends into .in and receives from .out, so every flow through the switch crosses it
 // (Network::add_split_cable: still one cable).
+//
+// With peer links (DGX-1 V100's hybrid cube-mesh) a node's GPUs are also cabled pairwise:
+//
+//     gpu0 ==== gpu3        == two NVLinks, -- one (cube-mesh: two quads joined 0-4, 1-5,
+//      |  \   / ||             2-6, 3-7); pairs without a cable go GPU -> switch -> GPU
+//     gpu1 ==== gpu2
 #include "topologies/builders/builders.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 #include <utility>
@@ -36,7 +43,13 @@ struct NodeLinks {
   std::vector<VertexId> nic;             // [node * nics + j]: NIC j's vertex (a fabric endpoint)
   std::vector<LinkId> nic_in, nic_out;   // into the NIC (from its GPU or the switch), out of it
 
+  std::vector<LinkId> peer;              // [node * gpus^2 + a * gpus + b]: cable a -> b, or kNoLink
+
   std::uint32_t node_of(std::uint32_t gpu) const { return gpu / gpus; }
+  LinkId peer_link(std::uint32_t src, std::uint32_t dst) const {
+    if (peer.empty()) return kNoLink;
+    return peer[std::size_t(node_of(src)) * gpus * gpus + src % gpus * gpus + dst % gpus];
+  }
   bool dedicated() const { return nics == gpus; }
   std::uint32_t nic_of(std::uint32_t gpu) const { return node_of(gpu) * nics + gpu % gpus * nics / gpus; }
 };
@@ -49,6 +62,10 @@ class NodesRouter final : public Router {
     if (src == dst) return;
     const std::uint32_t s = gpu(src), d = gpu(dst);
     if (l_.node_of(s) == l_.node_of(d)) {
+      if (const LinkId direct = l_.peer_link(s, d); direct != kNoLink) {
+        out.push_back(direct);
+        return;
+      }
       through_switch(s, out);
       out.push_back(l_.gpu_down[d]);
       return;
@@ -80,6 +97,21 @@ class NodesRouter final : public Router {
   std::unique_ptr<Router> fabric_;
 };
 
+// Each pair names two different GPUs of the node, once, with at least one link.
+void validate_peer_links(const NodesParams& p) {
+  std::vector<bool> seen(std::size_t(p.gpus_per_node) * p.gpus_per_node, false);
+  for (const GpuPairLinks& pair : p.peer_links) {
+    const std::string which = fmt::format("nodes: GPU pair [{}, {}, {}]", pair.a, pair.b, pair.links);
+    if (pair.a >= p.gpus_per_node || pair.b >= p.gpus_per_node)
+      throw Error(fmt::format("{}: GPUs are numbered 0..{} within a node", which, p.gpus_per_node - 1));
+    if (pair.a == pair.b) throw Error(fmt::format("{}: a GPU is not linked to itself", which));
+    if (pair.links < 1) throw Error(fmt::format("{}: links must be >= 1", which));
+    const std::size_t key = std::size_t(std::min(pair.a, pair.b)) * p.gpus_per_node + std::max(pair.a, pair.b);
+    if (seen[key]) throw Error(fmt::format("{}: the pair is listed twice (give its links once)", which));
+    seen[key] = true;
+  }
+}
+
 void validate(const Network& net, const NodesParams& p, const Fabric& fabric) {
   if (p.nodes < 1) throw Error("nodes: nodes must be >= 1 (got 0)");
   if (p.gpus_per_node < 1) throw Error("nodes: gpus_per_node must be >= 1 (got 0)");
@@ -97,9 +129,11 @@ void validate(const Network& net, const NodesParams& p, const Fabric& fabric) {
     throw Error(fmt::format("nodes: the fabric has {} endpoints but nodes*nics_per_node = {} NICs need one each",
                             fabric.endpoints.size(), needed));
   if (!lone_node && !fabric.router) throw Error("nodes: the fabric has no router");
-  for (const auto& [name, id] : {std::pair{"gpu_link", p.gpu_link}, std::pair{"nic_link", p.nic_link}})
+  for (const auto& [name, id] : {std::pair{"gpu_link", p.gpu_link}, std::pair{"nic_link", p.nic_link},
+                                 std::pair{"peer_link", p.peer_link}})
     if (id >= net.link_classes().size())
       throw Error(fmt::format("nodes: {} = {} is not a link class of the network", name, id));
+  validate_peer_links(p);
 }
 
 // The node's switch: one vertex, or .in/.out joined by the backplane. Returns {in, out}.
@@ -140,6 +174,19 @@ void adopt_nics(Network& net, const NodesParams& p, const Fabric& fabric, NodeLi
     if (!used[e]) net.set_vertex(fabric.endpoints[e], VertexKind::nic, fmt::format("nic.unused.{}", e));
 }
 
+// One cable per GPU pair of the node, `links` times the peer class's rate.
+void cable_peers(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
+  if (p.peer_links.empty()) return;
+  const std::uint32_t g = p.gpus_per_node, first = node * g;
+  l.peer.resize(std::size_t(node + 1) * g * g, kNoLink);
+  for (const GpuPairLinks& pair : p.peer_links) {
+    const LinkId c = net.add_cable(l.first_gpu + first + pair.a, l.first_gpu + first + pair.b, p.peer_link,
+                                   double(pair.links));
+    l.peer[std::size_t(node) * g * g + pair.a * g + pair.b] = c;
+    l.peer[std::size_t(node) * g * g + pair.b * g + pair.a] = c + 1;
+  }
+}
+
 void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
   const auto sw = add_switch(net, p, node, l);
   for (std::uint32_t i = node * p.gpus_per_node; i < (node + 1) * p.gpus_per_node; ++i) {
@@ -147,6 +194,7 @@ void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLink
     l.gpu_up.push_back(up);
     l.gpu_down.push_back(down);
   }
+  cable_peers(net, p, node, l);
   if (l.nic.empty()) return;
   for (std::uint32_t j = node * p.nics_per_node; j < (node + 1) * p.nics_per_node; ++j) {
     const VertexId nic = l.nic[j];
@@ -169,8 +217,13 @@ std::string plural(std::uint32_t n, std::string_view noun) {
 std::string summary(const NodesParams& p, const Fabric& fabric) {
   const std::string backplane =
       p.backplane_Bps ? fmt::format(", backplane {:g} GB/s", to_GBps(*p.backplane_Bps)) : std::string();
-  const std::string head = fmt::format("{} x {} ({}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
-                                       p.switch_name, backplane);
+  std::uint32_t peer_links = 0;
+  for (const GpuPairLinks& pair : p.peer_links) peer_links += pair.links;
+  const std::string peers =
+      p.peer_links.empty() ? std::string()
+                           : fmt::format(", GPU-GPU links: {} pairs, {}", p.peer_links.size(), plural(peer_links, "link"));
+  const std::string head = fmt::format("{} x {} ({}{}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
+                                       p.switch_name, backplane, peers);
   if (fabric.endpoints.empty()) return head + ", no NICs";
   // With one NIC per node there are no rails to optimize.
   const std::string layout = p.nics_per_node == 1 ? "" : p.rail_optimized ? ", rail-optimized" : ", node-major";

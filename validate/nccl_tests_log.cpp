@@ -119,8 +119,7 @@ NcclTestsTiming timing_at(const std::vector<std::string>& t, std::size_t at, std
 
 NcclTestsRow data_row(const std::vector<std::string>& t, const Layout& layout, std::size_t line, const LogReader& r) {
   const std::size_t lead = layout.lead.size();
-  // -O 0 (in place only) leaves the out-of-place columns blank.
-  if (t.size() != layout.width() && t.size() != layout.width() - 4)
+  if (t.size() != layout.width())
     r.fail(line, fmt::format("{} columns, expected {} ({} then time algbw busbw #wrong, out of place and in place, as the "
                              "titles on line {}): a cut or foreign data line",
                              t.size(), layout.width(), fmt::join(layout.lead, " "), layout.line));
@@ -147,8 +146,8 @@ NcclTestsRow data_row(const std::vector<std::string>& t, const Layout& layout, s
     r.fail(line, fmt::format("unknown redop '{}' (nccl-tests: sum, prod, max, min, avg, mulsum, none)", row.redop));
   if (row.size_bytes % type->bytes != 0)
     r.fail(line, fmt::format("size {} is not a whole number of {} elements ({} bytes each)", row.size_bytes, row.type, type->bytes));
-  if (t.size() == layout.width()) row.out_of_place = timing_at(t, lead, line, r);
-  row.in_place = timing_at(t, t.size() - 4, line, r);
+  row.out_of_place = timing_at(t, lead, line, r);
+  row.in_place = timing_at(t, lead + 4, line, r);
   return row;
 }
 
@@ -359,8 +358,7 @@ std::string nccl_tests_log_text(const NcclTestsLog& log) {
   };
   for (const NcclTestsRow& row : log.rows) {
     out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", row.size_bytes, row.count, row.type, row.redop, row.root);
-    out += row.out_of_place ? half(*row.out_of_place) : std::string(32, ' ');
-    out += half(row.in_place) + "\n";
+    out += half(row.out_of_place) + half(row.in_place) + "\n";
   }
   out += "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:g} \n#\n", halves > 0 ? busbw_sum / double(halves) : 0.0);

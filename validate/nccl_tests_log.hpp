@@ -16,7 +16,8 @@
 // input (count elements per rank x P ranks); for the others count x the type's bytes. That is
 // collsim's N (the buffer every rank holds, docs/algorithms.md) for all five collectives.
 // Lines that are neither (NCCL's own "NCCL version 2.x" and "NCCL INFO" lines, MPI messages)
-// are skipped. Errors are one line "FILE:LINE: what is wrong". Pure, but for the file read.
+// are skipped. Not read: logs run in place only (-O 0), per-iteration (-P) or timestamp (-T)
+// columns. Errors are one line "FILE:LINE: what is wrong". Pure, but for the file read.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +45,9 @@ struct NcclTestsRow {
   std::uint64_t count = 0;
   std::string type = "float", redop = "sum";
   int root = -1;
-  std::optional<NcclTestsTiming> out_of_place;  // absent where nccl-tests ran in place only (-O 0)
-  NcclTestsTiming in_place;
-  // The time compared with a prediction: out of place where printed (nccl-tests' first
-  // column, the usual case), else in place.
-  double measured_s() const { return 1e-6 * (out_of_place ? out_of_place->time_us : in_place.time_us); }
+  NcclTestsTiming out_of_place, in_place;
+  // The time compared with a prediction: out of place, nccl-tests' first column.
+  double measured_s() const { return 1e-6 * out_of_place.time_us; }
 };
 
 // A GPU line of the header: which rank ran where.

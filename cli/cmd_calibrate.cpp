@@ -58,6 +58,12 @@ void run_measured(const CalibrateOptions& o, const CLI::App& cmd) {
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", o.measured, e.what()));
   }
+  if (fit.rms_after > kMaxFittedRmsError)
+    fmt::print(stderr,
+               "collsim calibrate: warning: the fitted model is still {:.1f}% off the log (rms, more than {:.0f}%): the "
+               "algorithm fitted (--algo {}) may not be what ran, or the log's system is not this cluster; do not trust "
+               "these numbers (the YAML lists every size)\n",
+               100 * fit.rms_after, 100 * kMaxFittedRmsError, o.algo);
   if (o.output.empty()) {
     fmt::print("{}", fit.yaml);
     return;

@@ -183,13 +183,24 @@ std::vector<std::vector<double>> jacobian(const Fitter& f, std::vector<FittedLin
 
 double norm(const std::vector<double>& v) { return std::sqrt(sum_of_squares(v)); }
 
-// Drops the parameters the times do not depend on (marks them not fitted); returns the rest.
-std::vector<Parameter> identifiable(const std::vector<Parameter>& params, const std::vector<std::vector<double>>& columns) {
-  double largest = 0;
-  for (const auto& c : columns) largest = std::max(largest, norm(c));
+// A parameter's typical size, to compare sensitivities in common units: the error's change
+// for a relative change of the parameter (an alpha of microseconds and an efficiency near 1
+// alike), never below a hundred finite-difference steps (an alpha of 0 can still matter).
+double scale_of(const std::vector<FittedLinkClass>& classes, const Parameter& p) {
+  const FittedLinkClass& c = classes[p.link_class];
+  return std::max(std::abs(p.efficiency ? c.efficiency : c.alpha_s), 100 * p.step_floor);
+}
+
+// Drops the parameters the times barely depend on (a thousandth of the most telling one's
+// sensitivity or less), which the fit could only move at random; returns the rest.
+std::vector<Parameter> identifiable(const std::vector<Parameter>& params, const std::vector<std::vector<double>>& columns,
+                                    const std::vector<FittedLinkClass>& classes) {
+  std::vector<double> sensitivity;
+  for (std::size_t k = 0; k < params.size(); ++k) sensitivity.push_back(norm(columns[k]) * scale_of(classes, params[k]));
+  const double largest = sensitivity.empty() ? 0 : *std::max_element(sensitivity.begin(), sensitivity.end());
   std::vector<Parameter> kept;
   for (std::size_t k = 0; k < params.size(); ++k)
-    if (norm(columns[k]) > 1e-6 * largest && norm(columns[k]) > 0) kept.push_back(params[k]);
+    if (sensitivity[k] > 1e-3 * largest && sensitivity[k] > 0) kept.push_back(params[k]);
   return kept;
 }
 
@@ -270,7 +281,7 @@ MeasuredFit fit_to_measured(const NcclTestsLog& log, const MeasuredFitRequest& r
   const std::vector<double> before = fitter.times(fit.classes);
   std::vector<double> r = fitter.residuals(fit.classes);
   fit.rms_before = rms(r);
-  params = identifiable(params, jacobian(fitter, fit.classes, params, r));
+  params = identifiable(params, jacobian(fitter, fit.classes, params, r), fit.classes);
   for (const Parameter& p : params) (p.efficiency ? fit.classes[p.link_class].efficiency_fitted : fit.classes[p.link_class].alpha_fitted) = true;
   double damping = 1e-3;
   for (; fit.iterations < 40 && !params.empty(); ++fit.iterations) {
@@ -284,6 +295,13 @@ MeasuredFit fit_to_measured(const NcclTestsLog& log, const MeasuredFitRequest& r
     fit.points.push_back({log.rows[i].line, log.rows[i].size_bytes, log.rows[i].measured_s(), before[i], after[i]});
   YAML::Node named = YAML::Clone(model.root);
   model.root["name"] = fmt::format("{}-fitted", named["name"] ? named["name"].as<std::string>() : std::string("cluster"));
+  // What predict reads back: whether to trust the fit (configs/README.md, `calibration`).
+  model.root["calibration"]["reliable"] = fit.rms_after <= kMaxFittedRmsError;
+  if (fit.rms_after > kMaxFittedRmsError)
+    model.root["calibration"]["reasons"].push_back(
+        fmt::format("the fitted model is {:.1f}% off the log's times (rms; bound {:.0f}%): algorithm {} may not be what "
+                    "ran, or the log's system is not {}",
+                    100 * fit.rms_after, 100 * kMaxFittedRmsError, request.algorithm, request.cluster_origin));
   fit.yaml = fit_comments(fit, log, request) + model.yaml(fit.classes);
   return fit;
 }

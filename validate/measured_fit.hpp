@@ -46,6 +46,11 @@ struct MeasuredPoint {
   double measured_s = 0, before_s = 0, fitted_s = 0;
 };
 
+// Above this rms relative error after the fit, the model does not describe the log (another
+// algorithm ran than the one fitted, or the cluster is not the log's system): the numbers
+// fitted are not to be trusted, and calibrate says so.
+constexpr double kMaxFittedRmsError = 0.10;
+
 struct MeasuredFit {
   std::vector<FittedLinkClass> classes;  // those the collective crosses
   std::vector<MeasuredPoint> points;

@@ -60,6 +60,15 @@ sed 's/^  ib-ndr:$/  ib-ndr:\n    efficiency: 0.8/' "$configs/dgx-h100-superpod-
 "$collsim" calibrate --measured "$tmp/two-nodes.log" --preset dgx-h100-superpod-su --algo ring -o "$tmp/pod-fit.yaml" \
   > "$tmp/out" || fail "calibrate --measured two nodes: $(cat "$tmp/out")"
 within_one_percent "$tmp/pod-fit.yaml" ib-ndr 0.8
+grep -q "^  reliable: true" "$tmp/pod-fit.yaml" || fail "a fit that matches its log is not marked reliable"
+# Fitting another algorithm than the one that ran cannot match the log: said on stderr and in
+# the YAML, whose loading then warns.
+"$collsim" calibrate --measured "$tmp/two-nodes.log" --preset dgx-h100-superpod-su --algo binomial -o "$tmp/wrong.yaml" \
+  > /dev/null 2> "$tmp/err" || fail "calibrate --algo binomial on a ring log"
+grep -q "^collsim calibrate: warning: the fitted model is still .* off the log" "$tmp/err" || fail "no warning: $(cat "$tmp/err")"
+grep -q "^  reliable: false" "$tmp/wrong.yaml" || fail "a fit far off its log is not marked unreliable"
+"$collsim" predict --config "$tmp/wrong.yaml" --algo ring --bytes 1M 2>&1 >/dev/null | grep -q "flagged unreliable" ||
+  fail "predict does not warn about an unreliable fit"
 
 # ---- malformed logs: exit 2, one line, the file and line --------------------------------------
 # expect_error FRAGMENT FILE: validate and calibrate both refuse FILE with FRAGMENT.

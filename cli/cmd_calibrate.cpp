@@ -109,7 +109,7 @@ void add_calibrate_command(CLI::App& app) {
   add_cluster_options(*cmd, o.cluster, "With --measured: the cluster YAML to fit");
   add_algo_option(*cmd, o.algo,
                   "With --measured: the algorithm whose predicted times are fitted, or 'auto' (the fastest collsim "
-                  "algorithm per size)")
+                  "algorithm per size); name the one that ran where you know it (NCCL_ALGO=Ring: ring)")
       ->capture_default_str();
   add_ranks_option(*cmd, o.job.ranks, kMaxExecutedRanks, "Ranks (pairs for the concurrent test)", 2)->capture_default_str();
   cmd->add_option("--max-bytes", o.max_bytes, "Largest ping-pong message (1 B .. this)")->capture_default_str();

@@ -206,7 +206,7 @@ void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
       log.host_count(), log.host_count() == 1 ? "" : "s", log.nccl_version.empty() ? "" : ", " + log.nccl_version, engine,
       cluster.name, ranks, algo);
   write_text_file(dir / "results.csv", results_csv(rows), "report file");
-  write_text_file(dir / "results.md", results_markdown(rows, preamble, 0), "report file");
+  write_text_file(dir / "results.md", results_markdown(rows, preamble, 0, "measured (nccl-tests, out of place)"), "report file");
   write_text_file(dir / "plot.svg",
                   plot_svg(rows, fmt::format("{}: predicted vs measured", name),
                            fmt::format("predicted ({} engine, {})", engine, cluster.name), "measured (nccl-tests log)"),

@@ -179,7 +179,7 @@ const std::regex& rank_line() {
 }
 
 // The collective named by a "# Collective test starting: ./build/all_reduce_perf" line.
-std::optional<Collective> program_collective(const std::string& program, std::size_t line, const LogReader& r) {
+Collective program_collective(const std::string& program, std::size_t line, const LogReader& r) {
   for (const ProgramName& p : kPrograms)
     if (p.program == program) return p.collective;
   r.fail(line, fmt::format("'{}' is not a collective collsim models (nccl-tests' {})", program, kProgramList));
@@ -202,6 +202,8 @@ void read_comment(const std::string& line, std::size_t number, NcclTestsLog& log
     if (!log.program.empty() && log.program != program)
       r.fail(number, fmt::format("'{}' after '{}': two tests in one log; give one log per collective", program, log.program));
     log.program = program;
+  } else if (t.size() >= 3 && t[0] == "NCCL" && t[1] == "version") {
+    log.nccl_version = t[2];  // NCCL's own version line, as some versions print it
   } else if (t.size() >= 3 && t[0] == "nccl-tests" && t[1] == "version" && log.nccl_version.empty()) {
     log.nccl_version = line.substr(2);
   } else if (t.size() >= 5 && t[0] == "Avg" && t[1] == "bus" && t[2] == "bandwidth" && t[3] == ":") {
@@ -230,7 +232,7 @@ void check_ranks_and_rows(NcclTestsLog& log, const Layout& layout, std::size_t l
                                      first.size_bytes, first.count, first.redop, log.rank_count()));
     log.collective = *c;
   } else {
-    log.collective = *program_collective(log.program, 0, r);
+    log.collective = program_collective(log.program, 0, r);  // checked where it was read
   }
   for (const NcclTestsRow& row : log.rows)
     if (!size_fits(row, log.collective, log.rank_count()))

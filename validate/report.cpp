@@ -104,7 +104,8 @@ std::string results_csv(const std::vector<ValidationRow>& rows) {
   return out;
 }
 
-std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores) {
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
+                             const std::string& measured_label) {
   const ValidationSummary s = summarize(rows);
   std::string out = preamble;
   out += fmt::format("\n## Summary\n\n{} cases: median |error| **{:.1f}%**, p90 |error| **{:.1f}%** "
@@ -118,7 +119,7 @@ std::string results_markdown(const std::vector<ValidationRow>& rows, const std::
                        : cores > 0      ? "one rank per core or fewer: judged"
                                         : "");
   out += "\n";
-  out += "| algorithm | ranks | size | predicted | measured (median) | error |\n|---|---:|---:|---:|---:|---:|\n";
+  out += fmt::format("| algorithm | ranks | size | predicted | {} | error |\n|---|---:|---:|---:|---:|---:|\n", measured_label);
   for (const ValidationRow& r : rows)
     out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |\n", r.algorithm, r.ranks, format_size(r.bytes),
                        format_seconds(r.predicted_s), format_seconds(r.measured_median_s), r.error_pct());

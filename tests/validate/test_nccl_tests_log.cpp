@@ -115,7 +115,8 @@ TEST_CASE("numbers are printed in nccl-tests' fixed widths") {
 }
 
 TEST_CASE("NCCL's own lines, MPI messages and a missing program line do not stop the reader") {
-  std::string text = written(Collective::reduce_scatter);
+  const std::string clean_text = written(Collective::reduce_scatter);
+  std::string text = clean_text;
   const NcclTestsLog clean = parse_nccl_tests_log(text, "clean");
   text = replace_line(text, "# Collective test starting", "NCCL version 2.26.6+cuda12.8");
   text = replace_line(text, "# Collective test concluded", "host:123:456 [0] NCCL INFO comm 0x1 rank 0 nranks 8 - Destroy COMPLETE");
@@ -123,11 +124,39 @@ TEST_CASE("NCCL's own lines, MPI messages and a missing program line do not stop
   REQUIRE(first_data != std::string::npos);
   text.insert(first_data + 1, "[host:02943] 15 more processes have sent help message help-mca-var.txt\n\n");
   const NcclTestsLog noisy = parse_nccl_tests_log(text, "noisy");
+  const std::string versions = "# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803\n";
+  CHECK(parse_nccl_tests_log(versions + clean_text, "v").nccl_version == "nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803");
+  CHECK(parse_nccl_tests_log(versions + "# NCCL version 2.28.3+cuda12.9\n" + clean_text, "v").nccl_version == "2.28.3+cuda12.9");
   CHECK(noisy.program.empty());
   CHECK(noisy.collective == Collective::reduce_scatter);  // from size = count x 4 x P and redop sum
   CHECK(noisy.nccl_version == "2.26.6+cuda12.8");
   REQUIRE(noisy.rows.size() == clean.rows.size());
   CHECK(noisy.rows.back().measured_s() == clean.rows.back().measured_s());
+}
+
+TEST_CASE("logs of older nccl-tests, without the root column and with 'error' for '#wrong', read the same") {
+  const std::string now = written(Collective::allgather);
+  std::string old;
+  for (std::size_t at = 0; at < now.size();) {  // drop the root column: titles and data
+    const std::size_t end = now.find('\n', at);
+    std::string line = now.substr(at, end - at);
+    at = end + 1;
+    if (line.find("  #wrong") != std::string::npos) {
+      line.replace(line.find("    root"), 8, "");
+      for (std::size_t w; (w = line.find("  #wrong")) != std::string::npos;) line.replace(w, 8, "   error");
+    } else if (line.find("  none      -1") != std::string::npos) {
+      line.replace(line.find("  none      -1"), 14, "  none");
+    }
+    old += line + "\n";
+  }
+  REQUIRE(old.find("root") == std::string::npos);
+  const NcclTestsLog a = parse_nccl_tests_log(now, "now"), b = parse_nccl_tests_log(old, "old");
+  CHECK(b.collective == Collective::allgather);
+  REQUIRE(b.rows.size() == a.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    CHECK(b.rows[i].size_bytes == a.rows[i].size_bytes);
+    CHECK(b.rows[i].measured_s() == a.rows[i].measured_s());
+  }
 }
 
 TEST_CASE("malformed logs fail with the file and line number") {

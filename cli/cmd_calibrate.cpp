@@ -56,7 +56,7 @@ void run_measured(const CalibrateOptions& o, const CLI::App& cmd) {
   try {
     fit = fit_to_measured(log, request);
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", o.measured, e.what()));
+    throw Error(fmt::format("{} ({} ranks) on {}: {}", o.measured, log.rank_count(), request.cluster_origin, e.what()));
   }
   if (fit.rms_after > kMaxFittedRmsError)
     fmt::print(stderr,

@@ -182,12 +182,14 @@ void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
   const Rank ranks = cmd.count("--ranks") > 0 ? o.ranks[0] : log.rank_count();
   // When `--algo nccl` lands (issue 19), it becomes the default here: what NCCL would run.
   const std::string algo = cmd.count("--algo") > 0 ? o.algo : "auto";
-  const ClusterConfig cluster = cluster_with_ranks(load_cluster(o.cluster), ranks);
+  const ClusterConfig given = load_cluster(o.cluster);
+  ClusterConfig cluster;
   std::vector<PredictionRecord> records;
   try {
+    cluster = cluster_with_ranks(given, ranks);
     records = predict_log_sizes(cluster, log, parse_name_list(algo, "algorithm"));
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", o.measured, e.what()));
+    throw Error(fmt::format("{} ({} ranks) on {}: {}", o.measured, ranks, given.name, e.what()));
   }
   std::vector<ValidationRow> rows;
   for (const PredictionRecord& rec : records)

@@ -108,5 +108,9 @@ head -n "$((data - 1))" "$tmp/allreduce.log" > "$tmp/truncated.log"
 printf '%s' '     1048576        262144     float     sum      -1    14.2' >> "$tmp/truncated.log"
 expect_error "truncated.log:$data: 6 columns, expected 13" "$tmp/truncated.log"
 
+# A log of more ranks than the cluster has GPUs: said, with the log's name.
+expect_error "two-nodes.log (16 ranks) on " "$tmp/two-nodes.log"
+expect_error "16 ranks do not fit on 8 endpoints" "$tmp/two-nodes.log"
+
 [ "$failed" = 0 ] && echo "nccl-tests logs: all checks passed"
 exit "$failed"

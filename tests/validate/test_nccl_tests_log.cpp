@@ -134,6 +134,17 @@ TEST_CASE("NCCL's own lines, MPI messages and a missing program line do not stop
   CHECK(noisy.rows.back().measured_s() == clean.rows.back().measured_s());
 }
 
+TEST_CASE("where no line names the program, the columns tell the collective") {
+  for (Collective c : all_collectives()) {
+    CAPTURE(to_string(c));
+    std::string text = written(c);
+    text = replace_line(text, "# Collective test starting", "#");
+    text = replace_line(text, "# Collective test concluded", "#");
+    REQUIRE(text.find("_perf") == std::string::npos);
+    CHECK(parse_nccl_tests_log(text, "anonymous").collective == c);
+  }
+}
+
 TEST_CASE("logs of older nccl-tests, without the root column and with 'error' for '#wrong', read the same") {
   const std::string now = written(Collective::allgather);
   std::string old;

@@ -24,7 +24,8 @@ namespace {
 struct CalibrateOptions {
   CalibrationJob job;
   std::string max_bytes = "64M", output;
-  std::string measured, algo = "auto";  // an nccl-tests log; the algorithm its times are fitted with
+  // An nccl-tests log; the algorithm its times are fitted with (`nccl` once --algo nccl lands, issue 19).
+  std::string measured, algo = "auto";
   ClusterSource cluster;
   LaunchOptions launch;  // --timeout default set in add_calibrate_command
 };

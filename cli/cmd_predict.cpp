@@ -4,6 +4,7 @@
 #include <cctype>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <tuple>
 
@@ -22,6 +23,7 @@
 #include "sim/protocol.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
+#include "validate/nccl_tests_log.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -193,6 +195,36 @@ void print_csv(const std::vector<PredictionRecord>& records) {
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
+// The node a rank runs on, for the GPU lines: the topology's, else whole nodes of the flat
+// model's ranks_per_node, else one rank per node.
+std::uint32_t node_of(const ClusterConfig& c, Rank r) {
+  if (c.topology) return c.topology->node_of(r);
+  return c.cost.ranks_per_node > 0 ? r / c.cost.ranks_per_node : r;
+}
+
+// nccl-tests' layout: one line per size, so the fastest of the algorithms asked (the winner).
+// A prediction has one time: it is printed out of place and in place alike, #wrong N/A (no
+// result was checked). Host names are node0, node1, ... as the ranks are placed.
+void print_nccl_tests(const std::vector<PredictionRecord>& records, const ClusterConfig& c, const PredictionRequest& r) {
+  NcclTestsLog log;
+  log.collective = r.collective;
+  std::string chosen;
+  for (const PredictionRecord& rec : records) {
+    if (!rec.winner) continue;
+    log.rows.push_back(nccl_tests_row(r.collective, r.ranks, rec.bytes, rec.time_s));
+    chosen += fmt::format(" {}={}", rec.bytes, rec.algorithm);
+  }
+  std::map<std::uint32_t, std::uint32_t> gpus_seen;  // per node, for the device index
+  for (Rank rank = 0; rank < r.ranks; ++rank) {
+    const std::uint32_t node = node_of(c, rank);
+    log.ranks.push_back({rank, fmt::format("node{}", node), "collsim prediction", gpus_seen[node]++});
+  }
+  log.comments = {fmt::format("predicted by collsim, not measured: {} on {} ranks of {}, engine {}", to_string(r.collective),
+                              r.ranks, c.name, r.engine),
+                  fmt::format("algorithm per size (the fastest of those asked):{}", chosen)};
+  fmt::print("{}", nccl_tests_log_text(log));
+}
+
 // 0.37 for "37% of ...", 0 for a line that does not start with a percentage.
 double leading_share(const std::string& line) {
   std::size_t digits = 0;
@@ -208,7 +240,8 @@ struct FlowOutputs {
   FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
     if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
       throw Error(fmt::format("--trace and --detail report on flow-engine runs, not {}: use --engine flow (the default on a cluster with a topology)", r.engine));
-    if (o.detail && o.format == Format::csv) throw Error("--detail prints as a table or JSON, not CSV");
+    if (o.detail && (o.format == Format::csv || o.format == Format::nccl_tests))
+      throw Error("--detail prints as a table or JSON, not CSV or nccl-tests");
     if ((!o.trace.empty() || o.detail) && o.stream == "always")
       throw Error("--stream always runs without a held schedule; --trace and --detail need one (use --stream auto)");
     // Per-transfer records only where a report reads them (32 bytes a transfer saved on the
@@ -259,6 +292,8 @@ void run(const PredictOptions& o) {
   r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
                              : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
   r.ranks = cluster.ranks;
+  if (o.format == Format::nccl_tests)  // whole float elements, said before anything runs
+    for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.segments = o.segments;
@@ -301,6 +336,7 @@ void run(const PredictOptions& o) {
       break;
     }
     case Format::csv: print_csv(records); break;
+    case Format::nccl_tests: print_nccl_tests(records, cluster, r); break;
     case Format::json: {
       nlohmann::json out = nlohmann::json::array();
       for (std::size_t i = 0; i < records.size(); ++i) {
@@ -337,7 +373,9 @@ void add_predict_command(CLI::App& app) {
                   "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
                   "NCCL would run: the fastest of ring and two-tree with every protocol)")
       ->capture_default_str();
-  add_bytes_option(*cmd, o.bytes, "Sizes per rank, e.g. 1K,64M,1G or 1K:1G (default: the config's)");
+  add_bytes_option(*cmd, o.bytes,
+                   "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "
+                   "nccl-tests' size column (for allgather the whole output, for reduce-scatter the whole input)");
   cmd->add_option("-e,--engine", o.engine, engine_help())->capture_default_str();
   cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
       ->check(one_of({"one", "unlimited"}))
@@ -365,7 +403,7 @@ void add_predict_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");
-  add_format_option(*cmd, o.format);
+  add_format_option(*cmd, o.format, true, true);
   cmd->callback([options, cmd] {
     if (cmd->count("--bytes") > 0 && options->bytes.empty()) throw Error("--bytes: expected sizes, got an empty string");
     run(*options);

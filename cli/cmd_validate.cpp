@@ -1,6 +1,7 @@
 // cli/cmd_validate.cpp — `collsim validate`: calibrate, predict every algorithm x
 // size with the flow engine on the calibrated config, execute the same schedules, and write
-// the comparison to validate/results/<platform>/ (report.hpp).
+// the comparison to validate/results/<platform>/ (report.hpp). With --measured, the
+// measurements come from an nccl-tests log instead and the predictions from a given cluster.
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -21,6 +22,8 @@
 #include "cli/options.hpp"
 #include "validate/calibrated_model.hpp"
 #include "validate/execution_runs.hpp"
+#include "validate/measured_fit.hpp"
+#include "validate/nccl_tests_log.hpp"
 #include "validate/report.hpp"
 
 namespace collsim::cli {
@@ -28,6 +31,8 @@ namespace {
 
 struct ValidateOptions {
   std::string backend, bytes = "4K,64K,1M,16M", algo = "all", max_bytes = "64M", out;
+  std::string measured;  // an nccl-tests log
+  ClusterSource cluster;
   std::vector<Rank> ranks{2, 4};
   std::uint32_t iterations = 10, warmup = 2;
   LaunchOptions launch;  // --timeout default set in add_validate_command
@@ -110,6 +115,9 @@ std::filesystem::path report_folder(const ValidateOptions& o, const std::string&
 }
 
 void run(const ValidateOptions& o) {
+  if (o.backend.empty()) throw Error("give --backend NAME (execute here) or --measured FILE (an nccl-tests log)");
+  if (!o.cluster.config.empty() || !o.cluster.preset.empty())
+    throw Error("--config and --preset go with --measured; --backend calibrates the machine it runs on");
   if (o.ranks.empty()) throw Error("--ranks: give at least one rank count");
   const std::vector<ExecutionJob> jobs = planned_jobs(o);
   if (!o.out.empty()) report_folder(o, "");  // an unwritable -o fails now, not after the runs
@@ -160,23 +168,89 @@ void run(const ValidateOptions& o) {
              dir.string());
 }
 
+// --measured: what validate --backend would report, with the log's times as the measured
+// ones and the cluster's predictions (flow engine) as the predicted ones.
+void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
+  for (const char* option : {"--bytes", "--iters", "--warmup", "--max-bytes", "--hostfile", "--mpirun-arg", "--timeout"})
+    if (cmd.count(option) > 0)
+      throw Error(fmt::format("{} is for executed runs (--backend); with --measured the sizes and times are the log's", option));
+  if (o.cluster.config.empty() && o.cluster.preset.empty())
+    throw Error("--measured needs the cluster the log ran on: --config FILE or --preset NAME (collsim topo --list)");
+  if (cmd.count("--ranks") > 0 && o.ranks.size() != 1)
+    throw Error("--ranks: with --measured give one rank count (default: the log's)");
+  const NcclTestsLog log = load_nccl_tests_log(o.measured);
+  const Rank ranks = cmd.count("--ranks") > 0 ? o.ranks[0] : log.rank_count();
+  // By default what NCCL would run (--algo nccl): the log is NCCL's.
+  const std::string algo = cmd.count("--algo") > 0 ? o.algo : std::string(kNcclChoice);
+  const ClusterConfig given = load_cluster(o.cluster);
+  ClusterConfig cluster;
+  std::vector<PredictionRecord> records;
+  try {
+    cluster = cluster_with_ranks(given, ranks);
+    records = predict_log_sizes(cluster, log, parse_name_list(algo, "algorithm"));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} ({} ranks) on {}: {}", o.measured, ranks, given.name, e.what()));
+  }
+  std::vector<ValidationRow> rows;
+  for (const PredictionRecord& rec : records)
+    for (const NcclTestsRow& row : log.rows)
+      if (row.size_bytes == rec.bytes) rows.push_back({rec.algorithm, ranks, rec.bytes, rec.time_s, row.measured_s()});
+  const std::string name = std::filesystem::path(o.measured).stem().string();
+  const std::filesystem::path dir = report_folder(o, name);
+  const std::string engine = cluster.topology ? "flow" : "analytic";
+  const std::string preamble = fmt::format(
+      "# Validation: {} against {}\n\n"
+      "`collsim validate --measured {} {} --algo {}`\n\n"
+      "Measured: the nccl-tests log `{}` ({}, {} ranks on {} host{}{}), the out-of-place time of each line (nccl-tests' mean over its iterations). Predicted: "
+      "{} engine on {} with {} ranks, algorithm {}. Machine: `machine.md`; plot: `plot.svg`.\n",
+      name, cluster.name, o.measured, o.cluster.config.empty() ? "--preset " + o.cluster.preset : "--config " + o.cluster.config,
+      algo, o.measured, log.program.empty() ? std::string(to_string(log.collective)) : log.program, log.rank_count(),
+      log.host_count(), log.host_count() == 1 ? "" : "s", log.nccl_version.empty() ? "" : ", " + log.nccl_version, engine,
+      cluster.name, ranks, algo);
+  write_text_file(dir / "results.csv", results_csv(rows), "report file");
+  write_text_file(dir / "results.md", results_markdown(rows, preamble, 0, "measured (nccl-tests, out of place)"), "report file");
+  write_text_file(dir / "plot.svg",
+                  plot_svg(rows, fmt::format("{}: predicted vs measured", name),
+                           fmt::format("predicted ({} engine, {})", engine, cluster.name), "measured (nccl-tests log)"),
+                  "report file");
+  write_text_file(dir / "machine.md", measured_machine_markdown(log), "report file");
+  const ValidationSummary s = summarize(rows);
+  fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}% -> {}\n", s.rows, s.median_abs_error_pct,
+             s.p90_abs_error_pct, dir.string());
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   ValidateOptions& o = *options;
-  CLI::App* cmd = app.add_subcommand("validate", "Calibrate, predict (flow engine), execute, and report predicted vs measured");
-  add_backend_option(*cmd, o.backend, true);
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Calibrate, predict (flow engine), execute, and report predicted vs measured; or compare an nccl-tests log "
+                  "(--measured) with predictions on a cluster");
+  add_backend_option(*cmd, o.backend, true, false);
+  cmd->add_option("--measured", o.measured,
+                  "An nccl-tests log (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf "
+                  "output) to compare with predictions on --config/--preset, instead of executing: its sizes, its rank "
+                  "count (unless --ranks), its out-of-place times; the report goes to -o (default "
+                  "validate/results/<log name>)");
+  add_cluster_options(*cmd, o.cluster, "With --measured: the cluster YAML the log ran on");
   add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks, "Rank counts, e.g. 2,4")->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32)")->capture_default_str();
-  add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
+  add_algo_option(*cmd, o.algo,
+                  "Algorithm names (comma-separated) or 'all'; with --measured also 'nccl' (the default there: what NCCL "
+                  "would run) and 'auto' (the fastest collsim algorithm per size on the flow engine)")
+      ->capture_default_str();
   cmd->add_option("--max-bytes", o.max_bytes, "Largest calibration message")->capture_default_str();
   cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
   cmd->add_option("-o,--out", o.out, "Report folder (default: validate/results/<platform>)");
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);
-  cmd->callback([options] { run(*options); });
+  cmd->callback([options, cmd] {
+    if (options->measured.empty()) return run(*options);
+    if (!options->backend.empty()) throw Error("give --backend (execute here) or --measured (a log), not both");
+    run_measured(*options, *cmd);
+  });
 }
 
 }  // namespace collsim::cli

@@ -22,7 +22,8 @@ void add_validate_command(CLI::App& app);
 void add_launch_options(CLI::App& cmd, LaunchOptions& launch);
 
 // --backend NAME, its help listing the backends from the table (only those that calibrate
-// where `calibrating`).
-CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating);
+// where `calibrating`). Required unless the command can read measurements instead
+// (calibrate and validate take --measured FILE).
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating, bool required = true);
 
 }  // namespace collsim::cli

@@ -9,12 +9,13 @@
 
 namespace collsim::cli {
 
-CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating) {
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend, bool calibrating, bool required) {
   std::string help = "Backend.";
   for (const BackendEntry& b : backend_table())
     if (b.calibrates || !calibrating) help += fmt::format(" {}: {};", b.name, b.help);
   help.back() = '.';
-  return cmd.add_option("--backend", backend, help)->required();
+  if (!required) help += " Or --measured FILE instead.";
+  return cmd.add_option("--backend", backend, help)->required(required);
 }
 
 void add_launch_options(CLI::App& cmd, LaunchOptions& launch) {

@@ -73,18 +73,28 @@ CLI::Validator one_of(std::vector<std::string> words) {
       fmt::format("{}", fmt::join(words, "|")));
 }
 
-void add_format_option(CLI::App& app, Format& format, bool with_csv) {
-  const std::string expected = with_csv ? "table, csv or json" : "table or json";
+void add_format_option(CLI::App& app, Format& format, bool with_csv, bool with_nccl_tests) {
+  std::vector<std::string> words{"table"};
+  if (with_csv) words.push_back("csv");
+  words.push_back("json");
+  if (with_nccl_tests) words.push_back("nccl-tests");
+  const std::string expected =
+      fmt::format("{} or {}", fmt::join(words.begin(), words.end() - 1, ", "), words.back());  // "table, csv or json"
   auto check = CLI::Validator(
-      [with_csv, expected](std::string& s) -> std::string {
-        if (s == "table" || s == "json" || (with_csv && s == "csv")) return "";
+      [words, expected](std::string& s) -> std::string {
+        if (std::find(words.begin(), words.end(), s) != words.end()) return "";
         return fmt::format("expected {}, got '{}'", expected, s);
       },
-      with_csv ? "table|csv|json" : "table|json");
+      fmt::format("{}", fmt::join(words, "|")));
   app.add_option_function<std::string>(
          "--format",
-         [&format](const std::string& s) { format = s == "json" ? Format::json : s == "csv" ? Format::csv : Format::table; },
-         "Output format: " + expected)
+         [&format](const std::string& s) {
+           format = s == "json" ? Format::json : s == "csv" ? Format::csv : s == "nccl-tests" ? Format::nccl_tests : Format::table;
+         },
+         "Output format: " + expected +
+             (with_nccl_tests ? " (nccl-tests: the column layout of NVIDIA's nccl-tests, one line per size, to diff "
+                                "with a measured log)"
+                              : ""))
       ->check(check)
       ->default_str("table");
 }

@@ -16,10 +16,11 @@
 
 namespace collsim::cli {
 
-enum class Format { table, csv, json };
+enum class Format { table, csv, json, nccl_tests };
 
-// --format table|json, and csv where the command prints rows.
-void add_format_option(CLI::App& app, Format& format, bool with_csv = true);
+// --format table|json, and csv where the command prints rows; nccl-tests where it prints
+// collective times per size (predict: the nccl-tests column layout).
+void add_format_option(CLI::App& app, Format& format, bool with_csv = true, bool with_nccl_tests = false);
 
 // -p,--ranks P: the number of ranks, min..max. The list form (validate) takes "2,4".
 CLI::Option* add_ranks_option(CLI::App& app, Rank& ranks, Rank max, const std::string& help = "Number of ranks P",

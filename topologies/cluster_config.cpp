@@ -315,10 +315,14 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-ClusterConfig load_preset(const std::string& name) {
+std::string preset_yaml(const std::string& name) {
   for (const auto& [preset, text] : kEmbeddedConfigs)
-    if (preset == name) return parse_cluster_config(std::string(text), fmt::format("preset {}", name));
+    if (preset == name) return std::string(text);
   throw Error(fmt::format("unknown preset '{}' (presets: {})", name, fmt::join(preset_names(), ", ")));
+}
+
+ClusterConfig load_preset(const std::string& name) {
+  return parse_cluster_config(preset_yaml(name), fmt::format("preset {}", name));
 }
 
 ClusterConfig default_cluster_config() { return load_preset("baidu-40gpu"); }

@@ -48,6 +48,7 @@ std::vector<TopologyKindHelp> topology_kinds();
 // The configs/ files compiled into the binary, by name (file name without .yaml).
 std::vector<std::string> preset_names();
 ClusterConfig load_preset(const std::string& name);  // throws Error listing the presets
+std::string preset_yaml(const std::string& name);    // its YAML text, as in configs/
 // configs/baidu-40gpu.yaml: seed 000's 40 GPUs, the cluster `make run` predicts for.
 ClusterConfig default_cluster_config();
 

@@ -13,6 +13,7 @@
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "validate/measurement.hpp"
+#include "validate/nccl_tests_log.hpp"
 
 namespace collsim {
 namespace {
@@ -103,7 +104,8 @@ std::string results_csv(const std::vector<ValidationRow>& rows) {
   return out;
 }
 
-std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores) {
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
+                             const std::string& measured_label) {
   const ValidationSummary s = summarize(rows);
   std::string out = preamble;
   out += fmt::format("\n## Summary\n\n{} cases: median |error| **{:.1f}%**, p90 |error| **{:.1f}%** "
@@ -114,9 +116,10 @@ std::string results_markdown(const std::vector<ValidationRow>& rows, const std::
     out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} |\n", r.ranks, r.summary.rows, r.summary.median_abs_error_pct,
                        r.summary.p90_abs_error_pct,
                        r.oversubscribed ? fmt::format("oversubscribed ({} ranks on {} cores): reported, not judged", r.ranks, cores)
-                                        : "one rank per core or fewer: judged");
+                       : cores > 0      ? "one rank per core or fewer: judged"
+                                        : "");
   out += "\n";
-  out += "| algorithm | ranks | size | predicted | measured (median) | error |\n|---|---:|---:|---:|---:|---:|\n";
+  out += fmt::format("| algorithm | ranks | size | predicted | {} | error |\n|---|---:|---:|---:|---:|---:|\n", measured_label);
   for (const ValidationRow& r : rows)
     out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |\n", r.algorithm, r.ranks, format_size(r.bytes),
                        format_seconds(r.predicted_s), format_seconds(r.measured_median_s), r.error_pct());
@@ -129,6 +132,18 @@ std::string machine_markdown(const MachineInfo& m) {
       "{}| compiler | {} |\n| CUDA | {} |\n",
       m.cpu, m.cores, m.memory_GiB, m.os, m.gpu.empty() ? fmt::format("| MPI | {} |\n", m.library) : fmt::format("| GPU | {} |\n", m.gpu),
       m.compiler, m.cuda);
+}
+
+std::string measured_machine_markdown(const NcclTestsLog& log) {
+  std::map<std::string, std::size_t> devices;  // GPU name -> ranks
+  for (const NcclTestsRank& r : log.ranks) ++devices[r.device];
+  std::string gpus;
+  for (const auto& [name, count] : devices) gpus += fmt::format("{}{} x {}", gpus.empty() ? "" : ", ", count, name);
+  return fmt::format(
+      "# Machine (from the nccl-tests log's header)\n\n| | |\n|---|---|\n| program | {} |\n| NCCL | {} |\n| ranks | {} |\n"
+      "| hosts | {} |\n| GPUs | {} |\n",
+      log.program.empty() ? "not named in the log" : log.program, log.nccl_version.empty() ? "not named in the log" : log.nccl_version,
+      log.rank_count(), log.host_count(), gpus);
 }
 
 namespace {
@@ -150,7 +165,8 @@ std::string svg_marker(double x, double y, Rank ranks, const char* color, const 
 
 }  // namespace
 
-std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title) {
+std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title, const std::string& x_label,
+                     const std::string& y_label) {
   double lo = 1e9, hi = -1e9;
   for (const ValidationRow& r : rows)
     for (double v : {r.predicted_s, r.measured_median_s}) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
@@ -169,8 +185,8 @@ std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& 
     s += fmt::format("<text x=\"74\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", y.at(std::pow(10, d)) + 4, format_seconds(std::pow(10, d)));
   }
   s += "<line x1=\"80\" y1=\"520\" x2=\"520\" y2=\"80\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n";
-  s += "<text x=\"300\" y=\"570\" text-anchor=\"middle\">predicted (flow engine, calibrated config)</text>\n";
-  s += "<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">measured median</text>\n";
+  s += fmt::format("<text x=\"300\" y=\"570\" text-anchor=\"middle\">{}</text>\n", x_label);
+  s += fmt::format("<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">{}</text>\n", y_label);
   for (const ValidationRow& r : rows)
     s += svg_marker(x.at(r.predicted_s), y.at(r.measured_median_s), r.ranks, color[r.algorithm],
                     fmt::format("{} P={} {}: {:+.1f}%", r.algorithm, r.ranks, format_size(r.bytes), r.error_pct()));

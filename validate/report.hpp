@@ -54,8 +54,15 @@ MachineInfo describe_machine(const std::string& library, const std::string& gpu 
 std::string platform_name(const MachineInfo& machine, const std::string& backend);
 
 std::string results_csv(const std::vector<ValidationRow>& rows);
-std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores);
-std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title);
+// `cores` 0: the cases ran elsewhere (a measured log): no rank is judged oversubscribed.
+std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
+                             const std::string& measured_label = "measured (median)");
+std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title,
+                     const std::string& x_label = "predicted (flow engine, calibrated config)",
+                     const std::string& y_label = "measured median");
 std::string machine_markdown(const MachineInfo& machine);  // throws Error
+// machine.md for an nccl-tests log (validate --measured): what its header says it ran on.
+struct NcclTestsLog;
+std::string measured_machine_markdown(const NcclTestsLog& log);
 
 }  // namespace collsim

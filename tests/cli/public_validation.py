@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""tests/cli/public_validation.py REPO — the published nccl-tests figures and the script that
+turns them into docs/validation-public.md.
+
+1. validate/public/nccl_tests_published.csv parses: every row has an https source, a positive
+   measurement, a time and busbw that agree where both are given, and the rows cover the four
+   system types (single and multi node, NVSwitch and PCIe, InfiniBand and RoCE).
+2. scripts/public_validation.py refuses a malformed CSV with exit 2 and one line naming the row.
+3. With a stand-in collsim that answers every prediction with 1 ms, the script writes each
+   row's error as 1 ms / measured - 1, lists the rows whose preset it lacks as skipped, and
+   --check exits 0 on what it wrote and 1 once the file differs.
+The real predictions are not checked here: they change as the model does, and the lead
+regenerates the page after merging.
+"""
+import csv
+import importlib.util
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(sys.argv[1]).resolve()
+SCRIPT = REPO / "scripts" / "public_validation.py"
+DATA = REPO / "validate" / "public" / "nccl_tests_published.csv"
+STAND_IN_PRESETS = ["dgx-a100", "dgx-h100"]
+STAND_IN = """#!/usr/bin/env python3
+import sys
+args = sys.argv[1:]
+if args[:2] == ["topo", "--list"]:
+    print("\\n".join(%r))
+elif args[:1] == ["predict"]:
+    b = args[args.index("--bytes") + 1]
+    p = args[args.index("--ranks") + 1]
+    print("collective,algorithm,ranks,bytes,engine,placement,segments,protocol,transfers,time_s,"
+          "algbw_GBps,busbw_GBps,lower_bound_s,closed_form_s,analytic_s,winner,runs")
+    print(f"allreduce,nccl,{p},{b},flow,linear,1,simple,1,0.001,1,1,0.001,,0.001,1,ring")
+else:
+    sys.exit("stand-in collsim: unexpected " + " ".join(args))
+""" % STAND_IN_PRESETS
+
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("public_validation", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+
+
+def measured_us(row):
+    """The row's time as printed, or from its busbw: bytes / (busbw / (2(P-1)/P)), in us."""
+    if row["measured_time_us"]:
+        return float(row["measured_time_us"])
+    p = int(row["nodes"]) * int(row["gpus_per_node"])
+    algbw = float(row["measured_busbw_GBps"]) * 1e9 / (2 * (p - 1) / p)
+    return int(row["bytes"]) / algbw * 1e6
+
+
+def test_data(pv):
+    rows = pv.read_rows(DATA)  # raises on any malformed row
+    check(len(rows) >= 8, f"at least 8 published points ({len(rows)})")
+    check(all(r["source_url"].startswith("https://") for r in rows), "every row has an https source")
+    check(all(measured_us(r) > 0 for r in rows), "every row has a positive measurement")
+    kinds = {r["system_type"] for r in rows}
+    check(kinds == set(pv.SYSTEM_TYPES), f"rows cover all four system types ({sorted(kinds)})")
+    return rows
+
+
+def test_malformed(tmp):
+    header, *lines = DATA.read_text().splitlines()
+    first = next(csv.DictReader([header, lines[0]]))
+    cases = {
+        "no source": dict(first, source_url=""),
+        "negative busbw": dict(first, measured_busbw_GBps="-1", measured_time_us=""),
+        "time and busbw disagree": dict(first, measured_busbw_GBps="500"),
+        "unknown system type": dict(first, system_type="carrier pigeon"),
+    }
+    for name, row in cases.items():
+        path = tmp / "bad.csv"
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=header.split(","))
+            writer.writeheader()
+            writer.writerow(row)
+        done = run("/bin/false", "--csv", path, "--out", tmp / "bad.md")
+        message = done.stderr.strip().splitlines()
+        check(done.returncode == 2 and len(message) == 1 and "row 2" in message[0],
+              f"{name}: exit 2 with one line naming row 2 ({done.returncode}: {message})")
+
+
+def test_report(pv, rows, tmp):
+    collsim = tmp / "collsim"
+    collsim.write_text(STAND_IN)
+    collsim.chmod(0o755)
+    out = tmp / "validation-public.md"
+    done = run(collsim, "--out", out)
+    check(done.returncode == 0, f"the script runs on the stand-in collsim ({done.stderr.strip()})")
+    text = out.read_text() if out.exists() else ""
+    for row in rows:
+        if row["preset"] in STAND_IN_PRESETS:
+            error = pv.percent(1000.0 / measured_us(row) - 1)
+            line = next((l for l in text.splitlines() if l.startswith(f"| {row['id']} |")), "")
+            check(f"| {error} |" in line, f"{row['id']}: error {error} in its table row")
+        else:
+            check(f"- {row['id']} (" in text, f"{row['id']}: listed as skipped (no preset {row['preset']})")
+    check(run(collsim, "--out", out, "--check").returncode == 0, "--check: 0 on the file just written")
+    out.write_text(text.replace("| all |", "| every |"))
+    check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once the file differs")
+
+
+def main():
+    pv = load_script()
+    rows = test_data(pv)
+    with tempfile.TemporaryDirectory() as tmp:
+        test_malformed(Path(tmp))
+        test_report(pv, rows, Path(tmp))
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,7 +29,7 @@ struct PredictOptions {
   std::string placement, collective = "allreduce", algo = "all", bytes, engine = "auto", ports = "one";
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
-  std::uint32_t segments = 0;
+  std::uint32_t segments = 0, channels = 0;
   std::uint64_t placement_seed = 1;
   std::string trace;
   std::string stream = "auto";
@@ -125,11 +125,26 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   }
 }
 
+// "channels: ring 8, two-tree 8 (...)" where some run more than one, before the rows.
+std::string channels_line(const PredictOptions& o, const std::vector<PredictionRecord>& records,
+                          const PredictionRequest& r) {
+  std::vector<std::string> runs;
+  for (const PredictionRecord& rec : records) {
+    const std::string run = fmt::format("{} {}", rec.algorithm, rec.channels);
+    if (rec.channels > 1 && std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
+  }
+  if (runs.empty()) return "";
+  const std::string why = o.channels > 0 ? "--channels"
+                                         : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
+  return fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+}
+
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
 void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& records, const ClusterConfig& c,
                  const PredictionRequest& r,
                  const std::vector<std::string>& details) {
   print_header(o, c, r);
+  fmt::print("{}", channels_line(o, records, r));
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("{:>10}  {:<19} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", "time",
              engine.contention ? fmt::format(" {:>11} {:>8}", "analytic", engine.ratio_label) : "", "algbw GB/s", "busbw GB/s",
@@ -158,12 +173,12 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
 }
 
 void print_csv(const std::vector<PredictionRecord>& records) {
-  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
+  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,channels,transfers,time_s,algbw_GBps,busbw_GBps,lower_bound_s,"
              "closed_form_s,analytic_s,winner\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, r.engine, r.placement, r.segments, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+    fmt::print("{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, r.engine, r.placement, r.segments, r.channels, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0);
 }
 
@@ -234,6 +249,7 @@ void run(const PredictOptions& o) {
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.segments = o.segments;
+  r.channels = o.channels;
   r.engine = engine_for(o.engine, cluster);
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
@@ -318,6 +334,7 @@ void add_predict_command(CLI::App& app) {
       ->check(physical(kBandwidthRange));
   cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(physical(kGammaRange));
   add_segments_option(*cmd, o.segments);
+  add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
                   "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/draw_svg.hpp"
 #include "collectives/error.hpp"
 #include "collectives/file_io.hpp"
@@ -26,7 +27,7 @@ struct ExplainOptions {
 
 // Enough bytes that every chunk of the algorithm is at least one byte.
 std::uint64_t teaching_bytes(const ScheduleOptions& o) {
-  return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * 2;
+  return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * std::max<std::uint32_t>(o.channels, 1) * 2;
 }
 
 std::string join(const std::vector<Rank>& v) {
@@ -79,6 +80,21 @@ void print_trees(const std::vector<algorithms::BinaryTree>& trees) {
   }
 }
 
+// Channels: which part of the buffer each runs on, and its rank order.
+void print_channels(const Schedule& s, const Explanation& x) {
+  if (x.channel_orders.empty()) return;
+  const ScheduleInfo& info = s.info();
+  fmt::print("{} channels: the buffer is cut into {} parts, each run by its own {} instance over the ranks in the "
+             "channel's order (every node's ranks rotated, so each channel crosses nodes through another GPU/NIC){}:\n",
+             x.channel_orders.size(), x.channel_orders.size(), info.algorithm,
+             teaching_trees(s).empty() ? "" : "; the trees below number positions in that order");
+  for (std::size_t c = 0; c < x.channel_orders.size(); ++c) {
+    const ByteRange part = algorithms::channel_data(info.bytes, std::uint32_t(x.channel_orders.size()), std::uint32_t(c));
+    fmt::print("  channel {}: bytes {}..{}, ranks {}\n", c, part.offset, part.end(), join(x.channel_orders[c]));
+  }
+  fmt::print("\n");
+}
+
 void print_text(const Schedule& s, const Explanation& x) {
   const ScheduleInfo& info = s.info();
   fmt::print("{} {} on {} ranks, {} bytes: the buffer is cut into {} chunks {}..{}; a0 is rank 0's chunk a,\n"
@@ -90,6 +106,7 @@ void print_text(const Schedule& s, const Explanation& x) {
                "the next rank as soon as it has arrived and been reduced, so slice k+1 travels while slice k is\n"
                "reduced. The {0} slices of a ring chunk are {0} letters in a row.\n\n",
                x.slices);
+  print_channels(s, x);
   print_trees(teaching_trees(s));
   fmt::print("initial state\n");
   print_state(x.initial);

@@ -33,7 +33,7 @@ struct PredictOptions {
   std::string placement, collective = "allreduce", algo = "all", bytes, engine = "auto", ports = "one";
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
-  std::uint32_t segments = 0;
+  std::uint32_t segments = 0, channels = 0;
   std::uint64_t placement_seed = 1;
   std::string trace;
   std::string stream = "auto";
@@ -147,11 +147,26 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                fmt::join(nccl_candidates(r.collective), ", "), r.engine);
 }
 
+// "channels: ring 8, two-tree 8 (...)" where some run more than one, before the rows.
+std::string channels_line(const PredictOptions& o, const std::vector<PredictionRecord>& records,
+                          const PredictionRequest& r) {
+  std::vector<std::string> runs;
+  for (const PredictionRecord& rec : records) {
+    const std::string run = fmt::format("{} {}", rec.algorithm, rec.channels);
+    if (rec.channels > 1 && std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
+  }
+  if (runs.empty()) return "";
+  const std::string why = o.channels > 0 ? "--channels"
+                                         : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
+  return fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+}
+
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
 void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& records, const ClusterConfig& c,
                  const PredictionRequest& r,
                  const std::vector<std::string>& details) {
   print_header(o, c, r);
+  fmt::print("{}", channels_line(o, records, r));
   const EngineEntry& engine = find_engine(r.engine);
   // Each row's own protocol, where rows may differ in it.
   const bool by_protocol = o.protocol == "auto" || std::any_of(records.begin(), records.end(), [](const PredictionRecord& x) {
@@ -186,12 +201,12 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
 }
 
 void print_csv(const std::vector<PredictionRecord>& records) {
-  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
+  fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,channels,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
              "lower_bound_s,closed_form_s,analytic_s,winner,runs\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, r.engine, r.placement, r.segments, r.protocol, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, r.engine, r.placement, r.segments, r.channels, r.protocol, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
@@ -298,6 +313,7 @@ void run(const PredictOptions& o) {
   r.topology = cluster.topology;
   r.segments = o.segments;
   r.protocol = o.protocol;
+  r.channels = o.channels;
   r.engine = engine_for(o.engine, cluster);
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
@@ -394,6 +410,7 @@ void add_predict_command(CLI::App& app) {
                   "per algorithm and size)")
       ->check(one_of({"auto", "ll", "ll128", "simple"}))
       ->capture_default_str();
+  add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
                   "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "

@@ -17,6 +17,7 @@ namespace {
 struct RunOptions {
   std::string backend, algo = "all", bytes = "4K,64K,1M", collective = "allreduce";
   Rank ranks = 0, ranks_per_node = 0;
+  std::uint32_t channels = 0;
   std::uint32_t segments = 0, iterations = 10, warmup = 2;
   LaunchOptions launch;  // --timeout default 60 s
   bool no_reference = false;
@@ -24,8 +25,9 @@ struct RunOptions {
 };
 
 void print_table(const ExecutionJob& job, const std::vector<Measurement>& ms) {
-  fmt::print("collsim run: {} on {} ranks, backend {}, {} timed iterations after {} warm-up; every result verified\n\n",
-             to_string(job.request.collective), job.request.ranks, job.backend, job.iterations, job.warmup);
+  fmt::print("collsim run: {} on {} ranks, backend {}, {} timed iterations after {} warm-up; every result verified\n{}\n",
+             to_string(job.request.collective), job.request.ranks, job.backend, job.iterations, job.warmup,
+             job.request.channels > 1 ? fmt::format("channels: {} (ring, tree, two-tree)\n", job.request.channels) : "");
   fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11} {:>11}\n", "size", "algorithm", "min", "median", "max",
              "algbw GB/s", "busbw GB/s");
   std::uint64_t previous = ~0ull;
@@ -56,6 +58,7 @@ void run(const RunOptions& o) {
   job.request.ranks = o.ranks;
   job.request.segments = o.segments;
   job.request.ranks_per_node = o.ranks_per_node;
+  job.request.channels = o.channels;
   job.iterations = o.iterations;
   job.warmup = o.warmup;
   job.reference = !o.no_reference;
@@ -86,6 +89,7 @@ void add_run_command(CLI::App& app) {
   add_collective_option(*cmd, o.collective);
   add_segments_option(*cmd, o.segments);
   add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxExecutedRanks);
+  add_channels_option(*cmd, o.channels, "1");
   cmd->add_option("--iters", o.iterations, "Timed iterations")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations (verified, not timed)")
       ->capture_default_str()

@@ -136,8 +136,18 @@ CLI::Option* add_segments_option(CLI::App& app, std::uint32_t& segments) {
 }
 
 CLI::Option* add_ranks_per_node_option(CLI::App& app, Rank& ranks_per_node, Rank max) {
-  return app.add_option("-g,--ranks-per-node", ranks_per_node, "Ranks per node (hierarchical-ring)")
+  return app.add_option("-g,--ranks-per-node", ranks_per_node, "Ranks per node (hierarchical-ring; the channels' rank orders)")
       ->check(whole_number(1, max));
+}
+
+CLI::Option* add_channels_option(CLI::App& app, std::uint32_t& channels, const std::string& default_help) {
+  return app
+      .add_option("--channels", channels,
+                  fmt::format("Channels of ring, tree and two-tree allreduce: the buffer cut in C parts, each run by its "
+                              "own instance, whose rank order is rotated within every node (--ranks-per-node) so it "
+                              "crosses nodes through a different GPU and NIC, as NCCL's channels (default: {}; 1..{})",
+                              default_help, kMaxChannels))
+      ->check(whole_number(1, kMaxChannels));
 }
 
 void add_cluster_options(CLI::App& app, ClusterSource& source, const std::string& config_help) {
@@ -163,6 +173,7 @@ void add_schedule_options(CLI::App& app, ScheduleOptions& o, bool bytes_required
   add_bytes_option(app, o.bytes, "Bytes per rank")->required(bytes_required);
   add_segments_option(app, o.segments);
   add_ranks_per_node_option(app, o.ranks_per_node, kMaxRanks);
+  add_channels_option(app, o.channels, "1");
   app.add_option("--root", o.root, "Root rank of broadcast and reduce")->capture_default_str()->check(whole_number(0, kMaxRanks));
 }
 
@@ -173,6 +184,7 @@ ScheduleRequest ScheduleOptions::request(std::uint64_t default_bytes) const {
   r.bytes = bytes.empty() ? default_bytes : one_size("--bytes", bytes);
   r.segments = segments;
   r.ranks_per_node = ranks_per_node;
+  r.channels = channels;
   r.root = root;
   return r;
 }

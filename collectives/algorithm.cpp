@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/error.hpp"
@@ -54,6 +55,8 @@ ScheduleSize hierarchical_size(const ScheduleRequest& r) {
 // ring of 16,384 ranks below 16 GiB), where a step's reduction is short anyway.
 std::uint32_t ring_segments(const ScheduleRequest& r) { return default_segments(r.bytes / std::max<Rank>(r.ranks, 1)); }
 
+std::uint32_t channels_of(const ScheduleRequest& r) { return std::max<std::uint32_t>(r.channels, 1); }
+
 // The first limit a size breaks, in words, or "" when it fits.
 std::string size_problem(const ScheduleSize& size, Rank ranks) {
   if (size.transfers > kMaxScheduleTransfers)
@@ -81,6 +84,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .pipelined = true,
        .segment_rule = ring_segments,
        .sliced_steps = true,
+       .takes_channels = true,
        .closed_form = closed_forms::ring},
       {.name = "naive",
        .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
@@ -100,6 +104,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .generate = algorithms::tree,
        .size_bound = tree_size,
        .pipelined = true,
+       .takes_channels = true,
        .trees = algorithms::tree_trees},
       {.name = "two-tree",
        .summary = "double binary tree: two complementary trees carry half the data each (NCCL)",
@@ -107,6 +112,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .generate = algorithms::two_tree,
        .size_bound = two_tree_size,
        .pipelined = true,
+       .takes_channels = true,
        .trees = algorithms::two_tree_trees},
       {.name = "chain",
        .summary = "broadcast or reduce along a chain from the root, pipelined in segments (NCCL's ring for both)",
@@ -163,10 +169,23 @@ std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& 
   return out;
 }
 
-ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
+// One channel's request: its share of the bytes (the largest part), its segments resolved.
+namespace {
+ScheduleRequest one_channel(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   ScheduleRequest r = request;
-  r.segments = segments_for(algorithm, r);
-  return algorithm.size_bound(r);
+  r.segments = segments_for(algorithm, request);
+  r.bytes = algorithms::channel_data(request.bytes, channels_of(request), 0).bytes;
+  r.channels = 1;
+  return r;
+}
+
+}  // namespace
+
+// C channels are C instances of one channel's schedule, side by side.
+ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
+  const ScheduleSize one = algorithm.size_bound(one_channel(algorithm, request));
+  const double c = channels_of(request);
+  return {c * one.transfers, c * one.elements, c * one.element_visits};
 }
 
 void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
@@ -213,10 +232,34 @@ std::uint32_t default_segments(std::uint64_t bytes) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((bytes + kSegmentTarget - 1) / kSegmentTarget, 1, kMaxSegments));
 }
 
+// The default is that of one channel's share: NCCL slices each channel's part of a step.
 std::uint32_t segments_for(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   if (!algorithm.pipelined) return 1;
   if (request.segments > 0) return request.segments;
-  return algorithm.segment_rule ? algorithm.segment_rule(request) : default_segments(request.bytes);
+  ScheduleRequest one = request;
+  one.bytes = algorithms::channel_data(request.bytes, channels_of(request), 0).bytes;
+  return algorithm.segment_rule ? algorithm.segment_rule(one) : default_segments(one.bytes);
+}
+
+std::vector<std::string_view> algorithms_with_channels() {
+  std::vector<std::string_view> names;
+  for (const AlgorithmEntry& a : algorithm_table())
+    if (a.takes_channels) names.push_back(a.name);
+  return names;
+}
+
+void check_channels(const AlgorithmEntry& entry, const ScheduleRequest& request) {
+  if (request.channels <= 1) return;
+  if (request.channels > kMaxChannels)
+    throw Error(fmt::format("--channels {} is more than the {} a schedule may run (NCCL's MAXCHANNELS); use fewer",
+                            request.channels, kMaxChannels));
+  if (!entry.takes_channels)
+    throw Error(fmt::format("algorithm '{}' does not run in channels; --channels > 1 needs one of: {}", entry.name,
+                            fmt::join(algorithms_with_channels(), ", ")));
+  if (request.collective != Collective::allreduce)
+    throw Error(fmt::format("--channels > 1 splits an allreduce only, not {} (each rank's block would be cut across "
+                            "channels); use --channels 1",
+                            to_string(request.collective)));
 }
 
 Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& request) {
@@ -233,10 +276,11 @@ Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& re
     throw Error(fmt::format("root {} is not a rank (ranks are 0..{})", request.root, request.ranks - 1));
   if (!entry.pipelined && request.segments > 1)
     throw Error(fmt::format("algorithm '{}' is not pipelined: --segments must be 1", algorithm));
+  check_channels(entry, request);
   check_schedule_fits(entry, request);
   ScheduleRequest r = request;
   r.segments = segments_for(entry, request);
-  return entry.generate(r);
+  return r.channels > 1 ? algorithms::with_channels(entry.generate, r) : entry.generate(r);
 }
 
 namespace algorithms {

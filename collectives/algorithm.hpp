@@ -18,7 +18,8 @@ struct ScheduleRequest {
   Rank ranks = 1;
   std::uint64_t bytes = 0;
   std::uint32_t segments = 0;        // 0: the algorithm's default (see segments_for)
-  std::uint32_t ranks_per_node = 0;  // hierarchical-ring; 0: not given
+  std::uint32_t ranks_per_node = 0;  // hierarchical-ring, and channels' rank orders; 0: not given
+  std::uint32_t channels = 0;        // channels (algorithms/channels.hpp); 0: one
   Rank root = 0;                     // broadcast, reduce
 };
 
@@ -41,6 +42,8 @@ using SegmentRule = std::uint32_t (*)(const ScheduleRequest&);
 inline constexpr double kMaxScheduleTransfers = 1e8;
 inline constexpr double kMaxElementRecords = 5e8;
 inline constexpr double kMaxElementVisits = 5e8;
+// The most channels a schedule runs: NCCL's MAXCHANNELS (src/include/device.h, 2.19+: 64).
+inline constexpr std::uint32_t kMaxChannels = 64;
 
 namespace algorithms {
 struct BinaryTree;
@@ -65,6 +68,7 @@ struct AlgorithmEntry {
   SegmentRule segment_rule = nullptr;  // pipelined: the default count (none: default_segments of the whole buffer)
   bool needs_ranks_per_node = false;  // runs on whole nodes only (ranks_per_node given, dividing P)
   bool sliced_steps = false;          // pipelined rings: step s S + k is slice k of ring step s
+  bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp), allreduce
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
 
@@ -95,6 +99,13 @@ std::uint32_t default_segments(std::uint64_t bytes);
 // The segment count `algorithm` uses for `request`: 1 when it is not pipelined, the request's
 // when given, else its rule's default for the request's size.
 std::uint32_t segments_for(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
+
+// The algorithms that take --channels, for messages.
+std::vector<std::string_view> algorithms_with_channels();
+
+// Throws Error when the request's channels (> 1) do not fit the algorithm: too many, an
+// algorithm that takes none (naming those that do), or a collective other than allreduce.
+void check_channels(const AlgorithmEntry& algorithm, const ScheduleRequest& request);
 
 // Validates the request (P >= 1, collective supported, parameters consistent) and generates.
 Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& request);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/error.hpp"
 #include "collectives/explain_json.hpp"
 
@@ -21,6 +23,27 @@ constexpr double kLeft = 80;        // room for the rank labels
 constexpr double kTop = 120;        // title, legend, phase band and step labels above the rows
 constexpr double kTreeCell = 44;    // horizontal room per rank in a tree drawing
 constexpr double kTreeLevel = 56;   // vertical room per tree level
+
+// With channels, a transfer's colour is its channel's (its arrow head still tells copy from
+// reduce): matplotlib's tab10 without the copy and reduce colours, repeating after 8.
+constexpr const char* kChannelColours[] = {"#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                                           "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+constexpr std::size_t kChannelColourCount = std::size(kChannelColours);
+
+const char* transfer_colour(const Schedule& s, const Transfer& t) {
+  if (s.info().channels <= 1) return t.op == Op::reduce ? kReduceColour : kCopyColour;
+  return kChannelColours[algorithms::channel_of(s.info(), s.chunks()[t.dst_chunk].offset) % kChannelColourCount];
+}
+
+// "channel 0 ... channel C-1" in their colours, under the legend, where there are channels.
+std::string channel_legend(const ScheduleInfo& info, double y) {
+  if (info.channels <= 1) return "";
+  std::string out = fmt::format("  <text x=\"{}\" y=\"{}\">colour = channel:</text>\n", kLeft + 560, y + 4);
+  for (std::uint32_t c = 0; c < info.channels; ++c)
+    out += fmt::format("  <text class=\"channel\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", kLeft + 680 + 22 * c, y + 4,
+                       kChannelColours[c % kChannelColourCount], c);
+  return out;
+}
 
 std::string escape_xml(std::string_view text) {
   std::string out;
@@ -84,6 +107,7 @@ std::string title_and_legend(const Schedule& s) {
   out += fmt::format("  <circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">local reduction of "
                      "staged data</text>\n",
                      kLeft + 380, y, kReduceColour, kLeft + 392, y + 4);
+  out += channel_legend(info, y);
   out += "</g>\n";
   return out;
 }
@@ -137,13 +161,13 @@ std::string transfer_arrows(const Schedule& s, const Grid& g) {
     if (t.is_local()) {
       out += fmt::format("  <circle class=\"transfer reduce local\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\">{}"
                          "</circle>\n",
-                         g.x(t.step) + g.step_width * 0.5 + shift, g.y(t.src), kReduceColour, tip);
+                         g.x(t.step) + g.step_width * 0.5 + shift, g.y(t.src), transfer_colour(s, t), tip);
       continue;
     }
     out += fmt::format("  <line class=\"transfer {}\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"{}\" marker-end=\"url(#head-{})\">{}</line>\n",
                        reduce ? "reduce" : "copy", g.x(t.step) + g.step_width * 0.12 + shift, g.y(t.src),
-                       g.x(t.step) + g.step_width * 0.82 + shift, g.y(t.dst), reduce ? kReduceColour : kCopyColour,
+                       g.x(t.step) + g.step_width * 0.82 + shift, g.y(t.dst), transfer_colour(s, t),
                        reduce ? "reduce" : "copy", tip);
   }
   out += "</g>\n";

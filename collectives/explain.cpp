@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/elements.hpp"
 #include "collectives/error.hpp"
 
@@ -59,6 +60,9 @@ Explanation explain_schedule(const Schedule& s) {
   };
   x.initial = snapshot();
   x.slices = ring_slices(info);
+  if (info.channels > 1)
+    for (std::uint32_t c = 0; c < info.channels; ++c)
+      x.channel_orders.push_back(algorithms::channel_order(info.ranks, info.ranks_per_node, info.channels, c));
 
   for (TransferId id = 0; id < s.size();) {
     ExplainedStep step;

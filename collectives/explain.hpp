@@ -26,6 +26,10 @@ struct Explanation {
   std::vector<std::vector<std::string>> initial;  // [rank][element]
   std::vector<ExplainedStep> steps;
   std::uint32_t slices = 1;  // a pipelined ring's slices per ring step (each step below is one); else 1
+  // Channels (collectives/algorithms/channels.hpp): channel c's rank order, position i of its
+  // instance (of its ring, or of its trees' rank numbers) being rank channel_orders[c][i].
+  // Empty for one channel.
+  std::vector<std::vector<Rank>> channel_orders;
 };
 
 inline constexpr Rank kMaxExplainedRanks = 32;

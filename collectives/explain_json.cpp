@@ -44,9 +44,11 @@ nlohmann::json explanation_json(const Schedule& s, const Explanation& x) {
   for (const ExplainedStep& step : x.steps) steps.push_back(step_json(s, x, step));
   nlohmann::json trees = nlohmann::json::array();
   for (const auto& t : teaching_trees(s)) trees.push_back(tree_json(t));
-  return {{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
-          {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"slices", x.slices}, {"chunks", x.element_names},
-          {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
+  nlohmann::json out{{"algorithm", s.info().algorithm}, {"collective", to_string(s.info().collective)},
+                     {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"slices", x.slices}, {"chunks", x.element_names},
+                     {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
+  if (!x.channel_orders.empty()) out["channel_orders"] = x.channel_orders;  // one channel: absent, as before
+  return out;
 }
 
 }  // namespace collsim

@@ -69,6 +69,7 @@ struct ScheduleInfo {
   Rank root = 0;                    // broadcast and reduce
   std::uint32_t segments = 1;       // pipelining, where the algorithm has it
   std::uint32_t ranks_per_node = 0; // hierarchical algorithms; 0 = not used
+  std::uint32_t channels = 1;       // instances on disjoint parts of the buffer (algorithms/channels.hpp)
   friend bool operator==(const ScheduleInfo&, const ScheduleInfo&) = default;
 
   ByteRange data() const { return {0, bytes}; }

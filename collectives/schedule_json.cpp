@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
 #include "collectives/file_io.hpp"
@@ -65,6 +66,10 @@ ScheduleInfo info_from_json(const json& j) {
   info.root = u32_field(j, "root", "schedule");
   info.segments = u32_field(j, "segments", "schedule");
   info.ranks_per_node = u32_field(j, "ranks_per_node", "schedule");
+  // Optional (format version 1 files written before channels have none): 1 channel.
+  info.channels = j.contains("channels") ? u32_field(j, "channels", "schedule") : 1;
+  if (info.channels == 0 || info.channels > kMaxChannels)
+    throw Error(fmt::format("schedule JSON: channels must be 1..{} (got {})", kMaxChannels, info.channels));
   return info;
 }
 
@@ -82,6 +87,7 @@ json schedule_to_json(const Schedule& s) {
             {"root", info.root},
             {"segments", info.segments},
             {"ranks_per_node", info.ranks_per_node}};
+  if (info.channels > 1) j["channels"] = info.channels;  // absent: 1, as in files written before channels
   json chunks = json::array();
   for (const ByteRange& c : s.chunks()) chunks.push_back({{"offset", c.offset}, {"bytes", c.bytes}});
   json phases = json::array();

@@ -25,6 +25,16 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   sr.bytes = bytes;
   sr.segments = algorithm.pipelined ? r.segments : 0;
   sr.ranks_per_node = r.cost.ranks_per_node;
+  sr.channels = channels_for(r, algorithm.name);
+  // The cluster's suggested channels (none asked) for a ring streamed (asked, or too large to
+  // hold): the stream, which runs one channel, answers instead of refusing (predict_streamed
+  // says so).
+  if (r.channels == 0 && sr.channels > 1 && algorithm.name == "ring") try {
+      if (r.streaming == Streaming::always) sr.channels = 1;
+      else check_schedule_fits(algorithm, sr);
+    } catch (const Error&) {
+      sr.channels = 1;
+    }
   return sr;
 }
 
@@ -37,6 +47,8 @@ StreamFactory stream_factory(std::string_view algorithm) { return algorithm == "
 std::string why_not_streamed(const PredictionRequest& r, std::string_view algorithm, const ScheduleRequest& sr) {
   const StreamFactory factory = stream_factory(algorithm);
   if (!factory) return fmt::format("only ring runs as a stream, not {}", algorithm);
+  if (sr.channels > 1)
+    return fmt::format("the streamed ring runs one channel, not {} (--channels 1 streams it)", sr.channels);
   if (!find_engine(r.engine).run_stream)
     return fmt::format("the {} engine needs the schedule held; the flow engine {}", r.engine,
                        r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
@@ -150,11 +162,15 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& f
   PredictionRecord rec = record_for(r, algorithm, bytes);
   rec.streamed = true;
   rec.segments = stream->info().segments;
+  rec.channels = stream->info().channels;
   rec.transfers = stream->size();
   if (r.on_note)
-    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held (memory: a window of the run, not the schedule; no "
+    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held{} (memory: a window of the run, not the schedule; no "
                           "analytic column, critical path or trace)",
-                          algorithm, format_size(bytes), double(rec.transfers) / 1e6));
+                          algorithm, format_size(bytes), double(rec.transfers) / 1e6,
+                          channels_for(r, algorithm) > 1 ? ", in one channel (a stream has no channels; the cluster suggests "
+                                                           "more, which would not fit held)"
+                                                         : ""));
   FlowResult flow;
   rec.time_s = find_engine(r.engine).run_stream(r, *stream, flow);
   fill_rates(rec, r, flat);
@@ -168,13 +184,15 @@ PredictionRecord predict_held(const PredictionRequest& r, const CostModel& flat,
 
   PredictionRecord rec = record_for(r, algorithm, bytes);
   rec.segments = schedule.info().segments;
+  rec.channels = schedule.info().channels;
   rec.transfers = schedule.size();
   const EngineEntry& engine = find_engine(r.engine);
   FlowResult flow;
   rec.time_s = engine.run(r, schedule, flow);
   if (engine.contention) rec.analytic_s = find_engine("analytic").run(r, schedule, flow);
   fill_rates(rec, r, flat);
-  if (!engine.contention && r.analytic.one_port)
+  // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
+  if (!engine.contention && r.analytic.one_port && rec.channels == 1)
     rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
@@ -240,8 +258,13 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
 Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
   const ScheduleRequest sr = schedule_request(r, a, bytes);
+  check_channels(a, sr);
   if (r.streaming == Streaming::always && a.supports(r.collective) && why_not_streamed(r, algorithm, sr).empty())
     return Holding::streamed;
+  if (r.streaming == Streaming::always && algorithm == "ring" && sr.channels > 1)
+    throw Error(fmt::format("--stream always: the streamed ring runs one channel, not {}; give --channels 1 or "
+                            "--stream auto",
+                            sr.channels));
   try {
     check_schedule_fits(a, sr);
     return Holding::held;
@@ -262,6 +285,22 @@ std::vector<std::string_view> nccl_candidates(Collective collective) {
   if (collective == Collective::allreduce) out.emplace_back("two-tree");
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
+}
+
+std::uint32_t suggested_channels(const PredictionRequest& r) {
+  if (!r.topology || r.topology->nics_per_node <= 1 || r.ranks == 0) return 1;
+  const Topology& t = *r.topology;
+  return t.node_of(0) != t.node_of(r.ranks - 1) ? t.nics_per_node : 1;
+}
+
+std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorithm) {
+  const AlgorithmEntry& a = find_algorithm(algorithm);
+  if (!a.takes_channels || r.collective != Collective::allreduce) {
+    // Named, it gets what was asked (check_channels says why not); in "all" and "auto", one.
+    const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
+    return every ? 1 : r.channels;
+  }
+  return r.channels > 0 ? r.channels : suggested_channels(r);
 }
 
 std::vector<std::string> available_engines() {
@@ -308,6 +347,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"placement", r.placement},
                       {"segments", r.segments},
                       {"protocol", r.protocol},
+                      {"channels", r.channels},
                       {"transfers", r.transfers},
                       {"time_s", r.time_s},
                       {"algbw_GBps", r.algbw_GBps},

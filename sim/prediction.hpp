@@ -33,6 +33,7 @@ struct PredictionRecord {
   std::string placement;  // where the ranks sit: "linear", "random (seed 7)", ...
   std::uint32_t segments = 1;
   std::string protocol = "simple";  // the wire protocol of the run (sim/protocol.hpp)
+  std::uint32_t channels = 1;  // instances side by side (collectives/algorithms/channels.hpp)
   std::size_t transfers = 0;
   double time_s = 0;
   double algbw_GBps = 0;
@@ -75,6 +76,9 @@ struct PredictionRequest {
   // A protocol name (sim/protocol.hpp: ll, ll128, simple), or "auto": each algorithm and size
   // runs with every protocol and keeps the fastest, as NCCL's tuner picks one by its model.
   std::string protocol = "simple";
+  // Channels of the algorithms that take them (ring, tree, two-tree allreduce); 0: the
+  // cluster's suggestion (suggested_channels). Others run one; naming one with channels > 1 is an error.
+  std::uint32_t channels = 0;
   std::string engine = "analytic";
   AnalyticOptions analytic;
   // Flow engine: options, and a look at each run (for --trace and --detail).
@@ -113,6 +117,12 @@ std::vector<PredictionRecord> predict(const PredictionRequest& request,
                                       const std::function<void(const PredictionStep&)>& progress = {});
 
 nlohmann::json to_json(const PredictionRecord& record);
+
+// The channels a cluster suggests: its NICs per node when the ranks span nodes with more
+// than one NIC each (one channel per NIC, as NCCL runs one ring per rail), else 1.
+std::uint32_t suggested_channels(const PredictionRequest& request);
+// The channels `algorithm` runs under `request` (1 for those that take none).
+std::uint32_t channels_for(const PredictionRequest& request, std::string_view algorithm);
 // analytic, flow, and simgrid where collsim was built with SimGrid.
 std::vector<std::string> available_engines();
 

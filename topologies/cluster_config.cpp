@@ -246,6 +246,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     NodesFabric built = in.at(nodes->node, [&] { return build_nodes(net, nodes->params, std::move(fabric)); });
     fabric = std::move(built.fabric);
     topo->endpoints_per_node = nodes->params.gpus_per_node;
+    topo->nics_per_node = nodes->params.nics_per_node;
   }
   net.finalize();
   topo->fabric_summary = fabric.summary;

@@ -28,6 +28,7 @@ class Topology {
   std::uint64_t routing_seed = 1;
   std::vector<VertexId> endpoints;          // where ranks may sit, in index order
   std::uint32_t endpoints_per_node = 0;     // GPUs per node; 0: no multi-GPU nodes
+  std::uint32_t nics_per_node = 0;          // NICs per multi-GPU node; 0: no multi-GPU nodes
   Placement placement;
   std::vector<std::uint32_t> rank_endpoint;  // endpoint index of each rank
 

@@ -20,15 +20,27 @@ ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t
   r.bytes = bytes;
   r.segments = request.segments;
   r.ranks_per_node = request.ranks_per_node;
+  r.channels = request.channels;
   return r;
 }
+
+namespace {
+// Under "all", channels go to the algorithms that take them; a named one gets what was asked.
+std::uint32_t channels_for(const ExecutionRequest& request, const std::string& algorithm) {
+  const bool every = request.algorithms.size() == 1 && request.algorithms[0] == "all";
+  return every && !find_algorithm(algorithm).takes_channels ? 1 : request.channels;
+}
+}  // namespace
 
 Schedule executed_schedule(const ExecutionRequest& request, const std::string& algorithm, std::uint64_t bytes) {
   if (bytes % kElementBytes != 0)
     throw Error(fmt::format("size {} is not a whole number of 4-byte float elements", bytes));
   ScheduleRequest r = predicted_request(request, bytes / kElementBytes);
+  r.channels = channels_for(request, algorithm);
   // Pipelining is chosen from the real size, as predict chooses it.
-  r.segments = segments_for(find_algorithm(algorithm), predicted_request(request, bytes));
+  ScheduleRequest in_bytes = predicted_request(request, bytes);
+  in_bytes.channels = r.channels;
+  r.segments = segments_for(find_algorithm(algorithm), in_bytes);
   Schedule schedule = generate_schedule(algorithm, r);
   check_schedule(schedule);
   return schedule;

@@ -16,7 +16,8 @@ struct ExecutionRequest {
   std::vector<std::uint64_t> sizes;     // bytes per rank, multiples of 4
   Rank ranks = 1;
   std::uint32_t segments = 0;           // 0: each algorithm's default for the size in bytes
-  Rank ranks_per_node = 0;              // hierarchical-ring
+  Rank ranks_per_node = 0;              // hierarchical-ring; channels' rank orders
+  std::uint32_t channels = 0;           // ring, tree, two-tree allreduce (others run one under "all"); 0: one
 };
 
 // "all" becomes every algorithm of the collective that runs on these ranks (hierarchical-ring

@@ -71,6 +71,7 @@ nlohmann::json to_json(const ExecutionJob& job) {
           {"ranks", r.ranks},
           {"segments", r.segments},
           {"ranks_per_node", r.ranks_per_node},
+          {"channels", r.channels},
           {"backend", job.backend},
           {"iterations", job.iterations},
           {"warmup", job.warmup},
@@ -86,6 +87,7 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   r.ranks = j.at("ranks").get<Rank>();
   r.segments = j.at("segments").get<std::uint32_t>();
   r.ranks_per_node = j.at("ranks_per_node").get<Rank>();
+  r.channels = j.value("channels", std::uint32_t(0));
   job.backend = j.at("backend").get<std::string>();
   job.iterations = j.at("iterations").get<std::uint32_t>();
   job.warmup = j.at("warmup").get<std::uint32_t>();

@@ -12,14 +12,14 @@ failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
 # Same times, held and streamed (CSV: time_s to 9 digits; the streamed row has no analytic_s).
-args=(predict --preset fat-tree-2to1 --algo ring --bytes 1M,1G --collective allreduce --format csv)
+args=(predict --preset fat-tree-2to1 --algo ring --channels 1 --bytes 1M,1G --collective allreduce --format csv)
 "$collsim" "${args[@]}" > "$tmp/held" 2> /dev/null || fail "held predict exited $?"
 "$collsim" "${args[@]}" --stream always > "$tmp/streamed" 2> "$tmp/err" || fail "streamed predict exited $?"
-cut -d, -f1-14,16- "$tmp/held" > "$tmp/held.cut"
-cut -d, -f1-14,16- "$tmp/streamed" > "$tmp/streamed.cut"
+cut -d, -f1-15,17- "$tmp/held" > "$tmp/held.cut"
+cut -d, -f1-15,17- "$tmp/streamed" > "$tmp/streamed.cut"
 diff -u "$tmp/held.cut" "$tmp/streamed.cut" > /dev/null || fail "streamed ring differs from held: $(diff "$tmp/held.cut" "$tmp/streamed.cut")"
-[ "$(cut -d, -f15 "$tmp/streamed" | grep -c .)" = 1 ] || fail "a streamed row has an analytic time: $(cat "$tmp/streamed")"
-[ "$(cut -d, -f15 "$tmp/held" | grep -c .)" = 3 ] || fail "a held row lost its analytic time: $(cat "$tmp/held")"
+[ "$(cut -d, -f16 "$tmp/streamed" | grep -c .)" = 1 ] || fail "a streamed row has an analytic time: $(cat "$tmp/streamed")"
+[ "$(cut -d, -f16 "$tmp/held" | grep -c .)" = 3 ] || fail "a held row lost its analytic time: $(cat "$tmp/held")"
 grep -q 'ring 1G: 0.129 M transfers run as a stream, not held' "$tmp/err" || fail "no note that the run was streamed: $(cat "$tmp/err")"
 
 # The table says which runs were streamed, in the analytic column.

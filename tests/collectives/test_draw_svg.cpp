@@ -116,3 +116,20 @@ TEST_CASE("the binary tree draws one tree with P - 1 edges", "[svg]") {
 TEST_CASE("a schedule too large to read is refused with a message", "[svg]") {
   CHECK_THROWS_AS(schedule_svg(generate("ring", 65, 65 * 4)), Error);
 }
+
+TEST_CASE("Channels colour each transfer by its channel and list the colours in the legend") {
+  ScheduleRequest request;
+  request.ranks = 4;
+  request.bytes = 64;
+  request.channels = 2;
+  request.ranks_per_node = 2;
+  const Schedule s = generate_schedule("ring", request);
+  const std::string svg = schedule_svg(s);
+  CHECK(nesting_problem(svg).empty());
+  CHECK(svg.find("colour = channel") != std::string::npos);
+  CHECK(count(svg, "class=\"channel\"") == 2);
+  // Each channel's ring moves 2 (P-1) P transfers, each drawn in its channel's colour.
+  CHECK(count(svg, "stroke=\"#2ca02c\" marker-end") == 24);
+  CHECK(count(svg, "stroke=\"#9467bd\" marker-end") == 24);
+  CHECK(count(schedule_svg(generate("ring", 4, 64)), "class=\"channel\"") == 0);
+}

@@ -188,3 +188,17 @@ TEST_CASE("explain refuses more than 32 ranks or more than 52 named chunks", "[e
   CHECK_THROWS_WITH(explain_schedule(generate("tree", Collective::allreduce, 4, 6000, 60)),
                     Catch::Contains("at most 52"));
 }
+
+TEST_CASE("explain lists each channel's rank order, rotated within nodes, and leaves them out for one channel") {
+  ScheduleRequest request;
+  request.ranks = 4;
+  request.bytes = 16;
+  request.channels = 2;
+  request.ranks_per_node = 2;
+  const Explanation x = explain_schedule(generate_schedule("ring", request));
+  REQUIRE(x.channel_orders.size() == 2);
+  CHECK(x.channel_orders[0] == std::vector<Rank>{0, 1, 2, 3});
+  CHECK(x.channel_orders[1] == std::vector<Rank>{1, 0, 3, 2});
+  request.channels = 1;
+  CHECK(explain_schedule(generate_schedule("ring", request)).channel_orders.empty());
+}

@@ -2,7 +2,7 @@
 // same schedule on the same topology finishes at the same time, and every rank at the same
 // time, to 1e-6 relative, for every allreduce algorithm on rings, stars with a capped
 // backplane, 2:1 tapered fat-trees, dragonflies with several routers per group, tori and
-// multi-GPU nodes (with and without GPU-GPU peer links), at 1 byte, a size P does not divide, 1 MiB and 48 MiB, from 2 to 128 ranks;
+// multi-GPU nodes (with and without GPU-GPU peer links, and channels over rail-optimized NICs), at 1 byte, a size P does not divide, 1 MiB and 48 MiB, from 2 to 128 ranks;
 // and for the other collectives. The one difference by design: two reductions that become due
 // on one rank at the same instant only up to rounding may run in either order. Plus the
 // errors: routing with more than one route per pair, schedules that cannot finish.
@@ -163,6 +163,27 @@ TEST_CASE("SimGrid equals the flow engine for every allreduce algorithm on multi
 
 TEST_CASE("SimGrid equals the flow engine for every allreduce algorithm on nodes with GPU-GPU peer links") {
   cross_check(fabric("2 nodes of 8 GPUs in DGX-1's NVLink cube-mesh"), Collective::allreduce, {2, 5, 8, 16}, kSizes);
+}
+
+TEST_CASE("SimGrid equals the flow engine for ring, tree and two-tree in channels on rail-optimized nodes of 4 NICs") {
+  // NIC j of every node on leaf j; 4 spines: cross-rail routes go up and down the fat-tree.
+  const std::string yaml =
+      "nodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 4, nic_link: pcie, "
+      "rail_optimized: true}\ntopology: {kind: xgft, m: [4, 4], w: [1, 4], link: a}\n";
+  for (Rank p : {8u, 16u}) {
+    const ClusterConfig c = cluster(yaml, p);
+    for (const char* algorithm : {"ring", "tree", "two-tree"})
+      for (std::uint32_t channels : {2u, 4u})
+        for (std::uint64_t bytes : {1000003ull, 48ull << 20}) {
+          INFO(algorithm << " P=" << p << " C=" << channels << ", " << bytes << " bytes");
+          ScheduleRequest r;
+          r.ranks = p;
+          r.bytes = bytes;
+          r.channels = channels;
+          r.ranks_per_node = c.cost.ranks_per_node;
+          require_engines_agree(generate_schedule(algorithm, r), c);
+        }
+  }
 }
 
 TEST_CASE("SimGrid equals the flow engine at 128 ranks on a tapered fat-tree and a dragonfly") {

@@ -3,7 +3,7 @@
 # BACKEND, e.g. mpi+cuda with COLLSIM_DEVICE=emulated in the environment) executes every
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive. At P = 4 also
-# hierarchical-ring (2 ranks per node); at P = 3 the other collectives.
+# hierarchical-ring (2 ranks per node) and ring, tree, two-tree in 2 channels; at P = 3 the other collectives.
 set -u
 collsim=$1
 ranks=$2
@@ -38,6 +38,9 @@ n=$(algorithms_of allreduce)
 check_run $(( (n + 1) * 3 )) "allreduce, every algorithm" --algo all --bytes 4,1028,64K
 if [ "$ranks" -eq 4 ]; then
   check_run 2 "hierarchical-ring" --algo hierarchical-ring --ranks-per-node 2 --bytes 4K,64K --no-reference
+  # channels: two instances on halves of the buffer, rank orders rotated within nodes of 2
+  check_run 6 "ring, tree, two-tree in 2 channels" --algo ring,tree,two-tree --channels 2 --ranks-per-node 2 \
+    --bytes 4K,1028 --no-reference
 fi
 if [ "$ranks" -eq 3 ]; then
   for c in reduce-scatter allgather broadcast reduce; do

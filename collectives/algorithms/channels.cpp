@@ -1,0 +1,135 @@
+// collectives/algorithms/channels.cpp — C instances of one algorithm on disjoint parts of the
+// buffer, each over its own rank order, merged into one schedule (channels.hpp).
+#include "collectives/algorithms/channels.hpp"
+
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
+
+namespace collsim::algorithms {
+namespace {
+
+// The part of `parts` near-equal parts of `bytes` (part_of's rule) that holds `offset`.
+std::uint32_t part_holding(std::uint64_t bytes, std::uint32_t parts, std::uint64_t offset) {
+  const std::uint64_t base = bytes / parts, longer = bytes % parts;
+  if (offset < longer * (base + 1)) return std::uint32_t(offset / (base + 1));
+  return base == 0 ? parts - 1 : std::uint32_t(std::min<std::uint64_t>(longer + (offset - longer * (base + 1)) / base, parts - 1));
+}
+
+// How one channel's instance lands in the merged schedule: its ranks and its data. An
+// instance's scratch is slots of its own data's size, byte x of slot j staging data byte x;
+// the merged schedule keeps that rule (byte bytes + j bytes + x stages data byte x), so the
+// instance's slot j goes to part c of merged slot j.
+struct ChannelPlacement {
+  std::vector<Rank> order;
+  ByteRange data;  // the instance's data, in the merged buffer
+  std::uint64_t merged_bytes = 0;
+
+  ByteRange place(ByteRange chunk) const {
+    if (chunk.bytes == 0) return {data.offset, 0};  // never sent (the builder skips empty chunks)
+    if (chunk.end() <= data.bytes) return {data.offset + chunk.offset, chunk.bytes};
+    const std::uint64_t slot = (chunk.offset - data.bytes) / data.bytes, x = (chunk.offset - data.bytes) % data.bytes;
+    if (x + chunk.bytes > data.bytes) throw Error("a channel's staged chunk crosses a scratch slot; it cannot run in channels");
+    return {merged_bytes + slot * merged_bytes + data.offset + x, chunk.bytes};
+  }
+};
+
+// Scratch slots of an instance: the same for every channel, or the channels cannot be merged.
+std::uint64_t scratch_ratio(const std::vector<Schedule>& instances) {
+  std::uint64_t ratio = 0;
+  bool known = false;
+  for (const Schedule& s : instances) {
+    const ScheduleInfo& i = s.info();
+    if (i.bytes == 0) continue;
+    const std::uint64_t r = i.scratch_bytes / i.bytes;
+    if (i.scratch_bytes % i.bytes != 0 || (known && r != ratio))
+      throw Error(fmt::format("{}: its scratch is not a fixed multiple of its data, so it cannot run in channels",
+                              i.algorithm));
+    ratio = r;
+    known = true;
+  }
+  return ratio;
+}
+
+// Appends every instance's transfers, slot by slot (lowest step first, channel 0 first on a
+// tie), keeping each instance's own order, so dependencies still precede their dependents.
+void merge_transfers(Schedule& out, const std::vector<Schedule>& instances, const std::vector<ChannelPlacement>& places,
+                     const std::vector<ChunkId>& chunk_base) {
+  const std::size_t channels = instances.size();
+  std::vector<std::vector<TransferId>> new_id(channels);
+  std::vector<TransferId> next(channels, 0);
+  std::vector<TransferId> deps;
+  for (;;) {
+    std::size_t pick = channels;
+    for (std::size_t c = 0; c < channels; ++c)
+      if (next[c] < instances[c].size() &&
+          (pick == channels || instances[c].transfer(next[c]).step < instances[pick].transfer(next[pick]).step))
+        pick = c;
+    if (pick == channels) return;
+    const Transfer t = instances[pick].transfer(next[pick]++);
+    deps.clear();
+    for (TransferId d : t.deps) deps.push_back(new_id[pick][d]);
+    const std::vector<Rank>& order = places[pick].order;
+    new_id[pick].push_back(out.append(order[t.src], chunk_base[pick] + t.src_chunk, order[t.dst],
+                                      chunk_base[pick] + t.dst_chunk, t.op, t.step, deps));
+  }
+}
+
+}  // namespace
+
+std::vector<Rank> channel_order(Rank ranks, Rank ranks_per_node, std::uint32_t channels, std::uint32_t channel) {
+  std::vector<Rank> order(ranks);
+  const Rank g = ranks_per_node > 0 ? ranks_per_node : ranks;
+  const Rank shift = ranks_per_node > 0 && channels > 0 ? Rank(std::uint64_t(channel) * g / channels % g) : 0;
+  for (Rank first = 0; first < ranks; first += g) {
+    const Rank size = std::min(g, ranks - first);  // a last, partial node rotates within itself
+    for (Rank j = 0; j < size; ++j) order[first + j] = first + (j + shift) % size;
+  }
+  return order;
+}
+
+ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel) {
+  return part_of({0, bytes}, std::max<std::uint32_t>(channels, 1), channel);
+}
+
+std::uint32_t channel_of(const ScheduleInfo& info, std::uint64_t offset) {
+  const std::uint32_t channels = std::max<std::uint32_t>(info.channels, 1);
+  if (channels == 1 || info.bytes == 0) return 0;
+  return part_holding(info.bytes, channels, offset % info.bytes);  // scratch byte bytes + j bytes + x stages x
+}
+
+Schedule with_channels(Generator generate, const ScheduleRequest& request) {
+  const std::uint32_t channels = std::max<std::uint32_t>(request.channels, 1);
+  std::vector<Schedule> instances;
+  std::vector<ChannelPlacement> places;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    ScheduleRequest one = request;
+    one.channels = 1;
+    one.bytes = channel_data(request.bytes, channels, c).bytes;
+    instances.push_back(generate(one));
+    places.push_back({channel_order(request.ranks, request.ranks_per_node, channels, c),
+                      channel_data(request.bytes, channels, c), request.bytes});
+  }
+  if (channels == 1) return std::move(instances[0]);
+
+  const std::uint64_t ratio = scratch_ratio(instances);
+  ScheduleInfo info = instances[0].info();
+  info.bytes = request.bytes;
+  info.scratch_bytes = ratio * request.bytes;
+  info.channels = channels;
+  Schedule out(info);
+  std::vector<ChunkId> chunk_base;
+  std::size_t transfers = 0, deps = 0;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    chunk_base.push_back(ChunkId(out.chunks().size()));
+    for (const ByteRange& chunk : instances[c].chunks()) out.add_chunk(places[c].place(chunk));
+    transfers += instances[c].size();
+    deps += instances[c].dependency_count();
+  }
+  for (const Phase& phase : instances[0].phases()) out.add_phase(phase);
+  out.reserve(transfers, deps);
+  merge_transfers(out, instances, places, chunk_base);
+  return out;
+}
+
+}  // namespace collsim::algorithms

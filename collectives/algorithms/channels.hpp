@@ -1,0 +1,37 @@
+// collectives/algorithms/channels.hpp — NCCL-style channels, for every algorithm that takes
+// them (ring, tree, two-tree): the buffer is cut into C contiguous parts and channel c runs
+// its own instance of the algorithm on part c, over the ranks in channel c's order.
+//
+// Channel c's order rotates every node's ranks by c G / C places (G ranks per node), so each
+// channel enters and leaves a node through a different GPU, hence a different NIC (rail),
+// as NCCL's ring and tree graphs do. Without nodes, every channel keeps the order 0..P-1 and
+// channels only split the buffer. For G = 4, C = 2, P = 8, a ring's two orders are
+//
+//     channel 0:  0 1 2 3 | 4 5 6 7      (node 0 -> node 1 from rank 3 to rank 4)
+//     channel 1:  2 3 0 1 | 6 7 4 5      (node 0 -> node 1 from rank 1 to rank 6)
+//
+// The instances share nothing: channel c's data is part c of the buffer, and its scratch is
+// part c of every scratch slot (an instance's scratch is whole slots of its data's size, byte
+// x of a slot staging data byte x; the merged schedule keeps that rule). One channel is
+// exactly the algorithm's own schedule.
+#pragma once
+
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+
+namespace collsim::algorithms {
+
+// The ranks in channel c's order: position i of the algorithm's instance is rank order[i].
+std::vector<Rank> channel_order(Rank ranks, Rank ranks_per_node, std::uint32_t channels, std::uint32_t channel);
+
+// The data bytes channel c works on.
+ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel);
+
+// The channel the byte at `offset` of a rank's address space belongs to (data or scratch).
+std::uint32_t channel_of(const ScheduleInfo& info, std::uint64_t offset);
+
+// C instances of `generate` (request.channels of them, at least 1), merged step by step.
+Schedule with_channels(Generator generate, const ScheduleRequest& request);
+
+}  // namespace collsim::algorithms

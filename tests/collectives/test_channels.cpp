@@ -1,0 +1,143 @@
+// tests/collectives/test_channels.cpp — channels (collectives/algorithms/channels.hpp): C
+// instances of ring, tree or two-tree on disjoint parts of the buffer, each over its own rank
+// order, are proved by the checker for P = 1..16, C = 1..4 and nodes of 2, 4 and 8 ranks;
+// one channel is the algorithm's own schedule; orders rotate within nodes so that every
+// channel leaves a node through a different rank; each transfer stays in its channel's part;
+// the size guard counts channels; bad requests are refused naming what would work.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/channels.hpp"
+#include "collectives/checker.hpp"
+#include "collectives/error.hpp"
+#include "collectives/schedule_json.hpp"
+
+using namespace collsim;
+using algorithms::channel_of;
+using algorithms::channel_order;
+
+namespace {
+
+const std::vector<std::string> kChannelled = {"ring", "tree", "two-tree"};
+
+ScheduleRequest allreduce(Rank ranks, std::uint64_t bytes, std::uint32_t channels, Rank ranks_per_node = 0,
+                          std::uint32_t segments = 0) {
+  ScheduleRequest r;
+  r.ranks = ranks;
+  r.bytes = bytes;
+  r.channels = channels;
+  r.ranks_per_node = ranks_per_node;
+  r.segments = segments;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("One channel, given or left at 0, is exactly the algorithm's own schedule") {
+  for (const std::string& a : kChannelled)
+    for (Rank p : {1u, 5u, 8u}) {
+      INFO(a << " P=" << p);
+      const Schedule plain = generate_schedule(a, allreduce(p, 4099, 0, 4));
+      CHECK(generate_schedule(a, allreduce(p, 4099, 1, 4)) == plain);
+      CHECK(plain.info().channels == 1);
+    }
+}
+
+TEST_CASE("The checker proves ring, tree and two-tree in 1 to 4 channels for P = 1..16 on nodes of 2, 4 and 8 ranks") {
+  std::size_t proved = 0;
+  for (const std::string& a : kChannelled)
+    for (Rank g : {0u, 2u, 4u, 8u})
+      for (Rank p = 1; p <= 16; ++p)
+        for (std::uint32_t c = 1; c <= 4; ++c)
+          for (std::uint64_t bytes : {0ull, 3ull, 1000ull, 4099ull})
+            for (std::uint32_t segments : {0u, 3u}) {
+              INFO(a << " P=" << p << " G=" << g << " C=" << c << " N=" << bytes << " S=" << segments);
+              const Schedule s = generate_schedule(a, allreduce(p, bytes, c, g, segments));
+              REQUIRE(s.info().channels == c);
+              REQUIRE_NOTHROW(check_schedule(s));
+              ++proved;
+            }
+  CHECK(proved == 3 * 4 * 16 * 4 * 4 * 2);
+}
+
+TEST_CASE("Channel orders rotate every node's ranks by c G / C places") {
+  CHECK(channel_order(8, 4, 2, 0) == std::vector<Rank>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(channel_order(8, 4, 2, 1) == std::vector<Rank>{2, 3, 0, 1, 6, 7, 4, 5});
+  CHECK(channel_order(6, 4, 2, 1) == std::vector<Rank>{2, 3, 0, 1, 4, 5});  // the last node, of 2, rotates by 0
+  CHECK(channel_order(5, 0, 3, 2) == std::vector<Rank>{0, 1, 2, 3, 4});    // no nodes: one order
+}
+
+TEST_CASE("With as many channels as ranks per node, every channel leaves and enters a node through its own rank") {
+  const Rank g = 8, p = 32;
+  std::set<Rank> leaving, entering;
+  for (std::uint32_t c = 0; c < g; ++c) {
+    const std::vector<Rank> order = channel_order(p, g, g, c);
+    leaving.insert(order[g - 1] % g);  // node 0 -> node 1
+    entering.insert(order[g] % g);
+  }
+  CHECK(leaving.size() == g);
+  CHECK(entering.size() == g);
+}
+
+TEST_CASE("Every transfer of a channelled schedule stays in its channel's part of data and scratch") {
+  for (const std::string& a : kChannelled) {
+    INFO(a);
+    const Schedule s = generate_schedule(a, allreduce(8, 10007, 3, 4));
+    const Schedule one = generate_schedule(a, allreduce(8, 10007 / 3 + 1, 1, 4));  // channel 0's share
+    std::vector<std::size_t> per_channel(3, 0);
+    for (TransferId id = 0; id < s.size(); ++id) {
+      const Transfer t = s.transfer(id);
+      const std::uint32_t c = channel_of(s.info(), s.chunks()[t.src_chunk].offset);
+      REQUIRE(channel_of(s.info(), s.chunks()[t.dst_chunk].offset) == c);
+      ++per_channel[c];
+    }
+    CHECK(per_channel[0] == one.size());  // each channel is a whole instance
+    CHECK(per_channel[1] == per_channel[0]);
+    CHECK(per_channel[2] == per_channel[0]);
+    CHECK(s.info().scratch_bytes == (a == "ring" ? 0u : 2u * 10007));
+  }
+}
+
+TEST_CASE("The size guard counts every channel's instance") {
+  const AlgorithmEntry& ring = find_algorithm("ring");
+  const ScheduleSize one = estimated_size(ring, allreduce(64, 1 << 20, 1));
+  const ScheduleSize four = estimated_size(ring, allreduce(64, 4 << 20, 4));
+  CHECK(four.transfers == Approx(4 * one.transfers));
+  CHECK(four.elements == Approx(4 * one.elements));
+  // 4,096 ranks of ring fit once under 1e8 transfers at 1 slice a step, not in 4 channels.
+  CHECK_NOTHROW(check_schedule_fits(ring, allreduce(4096, 4096, 1, 0, 1)));
+  CHECK_THROWS_WITH(check_schedule_fits(ring, allreduce(4096, 4096 * 4, 4, 0, 1)), Catch::Contains("too large"));
+}
+
+TEST_CASE("Default segments are those of one channel's share") {
+  const AlgorithmEntry& tree = find_algorithm("tree");
+  CHECK(segments_for(tree, allreduce(8, 64 << 20, 1)) == 64);
+  CHECK(segments_for(tree, allreduce(8, 64 << 20, 4)) == 16);
+}
+
+TEST_CASE("Channels are refused where they do not apply, naming the algorithms that take them") {
+  CHECK_THROWS_WITH(generate_schedule("rabenseifner", allreduce(8, 1024, 2)),
+                    Catch::Contains("does not run in channels") && Catch::Contains("ring, tree, two-tree"));
+  ScheduleRequest gather = allreduce(8, 1024, 2);
+  gather.collective = Collective::allgather;
+  CHECK_THROWS_WITH(generate_schedule("ring", gather), Catch::Contains("allreduce only"));
+  CHECK_THROWS_WITH(generate_schedule("ring", allreduce(8, 1024, kMaxChannels + 1)), Catch::Contains("more than the 64"));
+  CHECK_NOTHROW(generate_schedule("rabenseifner", allreduce(8, 1024, 1)));
+}
+
+TEST_CASE("A channelled schedule survives its JSON file, and a file without channels loads as one channel") {
+  const Schedule s = generate_schedule("two-tree", allreduce(8, 1000, 2, 4));
+  const nlohmann::json j = schedule_to_json(s);
+  CHECK(j.at("channels") == 2);
+  CHECK(schedule_from_json(j) == s);
+  const nlohmann::json plain = schedule_to_json(generate_schedule("ring", allreduce(4, 100, 1)));
+  CHECK_FALSE(plain.contains("channels"));
+  CHECK(schedule_from_json(plain).info().channels == 1);
+  nlohmann::json bad = j;
+  bad["channels"] = 0;
+  CHECK_THROWS_WITH(schedule_from_json(bad), Catch::Contains("channels must be 1..64"));
+}

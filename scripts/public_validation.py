@@ -249,12 +249,11 @@ The three largest errors:
 
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
-- **Channels (multi-node rows).** NCCL runs one ring or tree per channel, each through its own
-  NIC (rail), so a node with 8 NICs moves 8 NICs' worth; collsim runs one ring or two-tree
-  through one NIC per node until channels land (issue 19), so it predicts the multi-node rows
-  several times too slow. On two nodes NCCL's tree (NVLSTree on H100 and H200) also crosses
-  the network with each byte once where a ring crosses it 2(P-1)/P times, so busbw there can
-  pass the NICs' sum.
+- **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
+  trees do, which brought these rows from about +400% to about +20%. What remains: on two
+  nodes NCCL's tree (NVLSTree on H100 and H200) crosses the network with each byte once where
+  a ring crosses it 2(P-1)/P times, so its busbw can pass the NICs' sum; collsim has no NVLS
+  tree yet (issue 20, item 1).
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so each GPU moves the buffer about once and busbw passes what any
   GPU-to-GPU schedule reaches (about 480 GB/s measured against the ring's 380 GB/s on the

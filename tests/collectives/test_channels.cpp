@@ -15,6 +15,7 @@
 #include "collectives/checker.hpp"
 #include "collectives/error.hpp"
 #include "collectives/schedule_json.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 using algorithms::channel_of;
@@ -26,13 +27,7 @@ const std::vector<std::string> kChannelled = {"ring", "tree", "two-tree"};
 
 ScheduleRequest allreduce(Rank ranks, std::uint64_t bytes, std::uint32_t channels, Rank ranks_per_node = 0,
                           std::uint32_t segments = 0) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.channels = channels;
-  r.ranks_per_node = ranks_per_node;
-  r.segments = segments;
-  return r;
+  return test::allreduce_request(ranks, bytes, channels, ranks_per_node, segments);
 }
 
 }  // namespace

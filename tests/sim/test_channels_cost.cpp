@@ -16,6 +16,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 
@@ -39,13 +40,7 @@ ClusterConfig rail_nodes() {
 }
 
 Schedule ring(Rank ranks, std::uint64_t bytes, std::uint32_t channels, Rank ranks_per_node, std::uint32_t segments = 0) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.channels = channels;
-  r.ranks_per_node = ranks_per_node;
-  r.segments = segments;
-  return generate_schedule("ring", r);
+  return generate_schedule("ring", test::allreduce_request(ranks, bytes, channels, ranks_per_node, segments));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
-// every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree;
-// `--svg FILE` also draws the schedule (collectives/draw_svg.hpp).
+// every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree (and
+// chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp).
 #include <iostream>
 #include <memory>
 
@@ -66,10 +66,12 @@ std::string rank_activity(const Schedule& s, const Explanation& x, const Explain
   return line;
 }
 
-void print_trees(const std::vector<algorithms::BinaryTree>& trees) {
+void print_trees(const Schedule& s) {
+  const std::vector<algorithms::BinaryTree> trees = teaching_trees(s);
   for (std::size_t i = 0; i < trees.size(); ++i) {
-    fmt::print("tree {} (root {}, height {}):\n{}", i + 1, trees[i].root, trees[i].height(), trees[i].draw());
-    fmt::print("interior in tree {}: {}\n\n", i + 1, join(interior_ranks(trees[i])));
+    const std::string name = teaching_tree_name(trees[i], i, trees.size());
+    fmt::print("{} (root {}, height {}):\n{}", name, trees[i].root, trees[i].height(), trees[i].draw());
+    fmt::print("interior in {}: {}\n\n", name, join(interior_ranks(trees[i])));
   }
   if (trees.size() == 2) {
     std::vector<Rank> both;
@@ -107,7 +109,7 @@ void print_text(const Schedule& s, const Explanation& x) {
                "reduced. The {0} slices of a ring chunk are {0} letters in a row.\n\n",
                x.slices);
   print_channels(s, x);
-  print_trees(teaching_trees(s));
+  print_trees(s);
   fmt::print("initial state\n");
   print_state(x.initial);
   for (const ExplainedStep& step : x.steps) {

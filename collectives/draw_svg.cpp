@@ -198,15 +198,15 @@ std::string ranks_text(const std::vector<Rank>& ranks) {
 }
 
 // One tree at vertical offset `top`; returns its SVG and advances `top` past it.
-std::string tree_drawing(const algorithms::BinaryTree& t, std::size_t index, double& top) {
+std::string tree_drawing(const algorithms::BinaryTree& t, const std::string& name, double& top) {
   std::vector<double> column;
   std::vector<std::uint32_t> depth;
   layout_tree(t, column, depth);
   auto x = [&](Rank r) { return kLeft + 20 + column[r] * kTreeCell; };
   auto y = [&](Rank r) { return top + 40 + depth[r] * kTreeLevel; };
   std::string out = fmt::format("<g class=\"tree\" font-size=\"12\">\n  <text x=\"{}\" y=\"{:.1f}\" font-size=\"14\" "
-                                "font-weight=\"bold\">tree {} (root {}, height {}): interior {}</text>\n",
-                                kLeft, top + 12, index + 1, t.root, t.height(), ranks_text(interior_ranks(t)));
+                                "font-weight=\"bold\">{} (root {}, height {}): interior {}</text>\n",
+                                kLeft, top + 12, name, t.root, t.height(), ranks_text(interior_ranks(t)));
   for (Rank r = 0; r < t.size(); ++r)
     if (t.parent[r] != algorithms::kNoRank)
       out += fmt::format("  <line class=\"tree-edge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
@@ -233,7 +233,7 @@ std::string tree_section(const Schedule& s, double& top, double& width) {
                                 "</text>\n",
                                 kLeft, top + 14);
   top += 24;
-  for (std::size_t i = 0; i < trees.size(); ++i) out += tree_drawing(trees[i], i, top);
+  for (std::size_t i = 0; i < trees.size(); ++i) out += tree_drawing(trees[i], teaching_tree_name(trees[i], i, trees.size()), top);
   if (trees.size() == 2) {
     std::vector<Rank> both;
     for (Rank r = 0; r < trees[0].size(); ++r)

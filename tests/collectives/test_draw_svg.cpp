@@ -1,6 +1,6 @@
 // tests/collectives/test_draw_svg.cpp — the SVG pictures of collectives/draw_svg.hpp: one
 // row per rank, one arrow per transfer (reduce and copy told apart), the trees of tree
-// algorithms with interior and leaf ranks, and well-formed XML.
+// algorithms with interior and leaf ranks (named: tree 1, tree 2, chain), and well-formed XML.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -111,6 +111,21 @@ TEST_CASE("the binary tree draws one tree with P - 1 edges", "[svg]") {
   CHECK(count(svg, "class=\"tree\"") == 1);
   CHECK(count(svg, "class=\"tree-node ") == 6);
   CHECK(count(svg, "class=\"tree-edge\"") == 5);
+}
+
+TEST_CASE("a tree in which every rank forwards to one rank is named a chain, NCCL's two trees are numbered", "[svg]") {
+  ScheduleRequest request;
+  request.collective = Collective::broadcast;
+  request.ranks = 5;
+  request.bytes = 40;
+  request.segments = 2;
+  const std::string svg = schedule_svg(generate_schedule("chain", request));
+  CHECK(svg.find(">chain (root 0, height 4): interior 0 1 2 3<") != std::string::npos);
+  CHECK(svg.find(">tree ") == std::string::npos);
+  const auto trees = teaching_trees(generate("two-tree", 8, 64, 1));
+  REQUIRE(trees.size() == 2);
+  CHECK(teaching_tree_name(trees[0], 0, 2) == "tree 1");
+  CHECK(teaching_tree_name(trees[1], 1, 2) == "tree 2");
 }
 
 TEST_CASE("a schedule too large to read is refused with a message", "[svg]") {

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/public_validation.py COLLSIM [--csv FILE] [--out FILE] [--check]
 
-The public validation table: published nccl-tests all_reduce_perf figures
-(validate/public/nccl_tests_published.csv, every row with its source) against what collsim
+The public validation table: published nccl-tests figures, all_reduce_perf and a few of its
+siblings (validate/public/nccl_tests_published.csv, every row with its source) against what collsim
 predicts for the same system from its catalog-only preset with `--algo nccl`. Writes
 docs/validation-public.md; --check exits 1 when the file on disk differs from what it would
 write (the table is regenerated after predictions change, not patched by hand).
@@ -26,8 +26,7 @@ COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "c
            "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note"]
 SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE"]
 PLACEMENTS = {"oop": "out-of-place", "ip": "in-place"}
-# nccl-tests' bus bandwidth factor per collective (DESIGN.md section 3); only allreduce is
-# published here so far, the others are ready for rows that bring them.
+# nccl-tests' bus bandwidth factor per collective (DESIGN.md section 3).
 BUS_FACTORS = {
     "allreduce": lambda p: 2 * (p - 1) / p,
     "allgather": lambda p: (p - 1) / p,
@@ -187,13 +186,13 @@ def stats_line(label, points):
 
 
 def table(points):
-    out = ["| id | system | ranks | size | measured busbw (time) | predicted busbw (time) | error | collsim ran | NCCL | source |",
+    out = ["| id | system | ranks | collective, size | measured busbw (time) | predicted busbw (time) | error | collsim ran | NCCL | source |",
            "|---|---|---:|---:|---:|---:|---:|---|---|---|"]
     for p in points:
         row = p["row"]
         measured = busbw_from_time(row, p["measured_us"])
         predicted = busbw_from_time(row, p["predicted_us"])
-        out.append(f"| {row['id']} | {row['system']} | {ranks(row)} | {size_text(int(row['bytes']))} "
+        out.append(f"| {row['id']} | {row['system']} | {ranks(row)} | {row['collective']} {size_text(int(row['bytes']))} "
                    f"({PLACEMENTS[row['placement']]}) | {measured:.1f} GB/s ({time_text(p['measured_us'])}) | "
                    f"{predicted:.1f} GB/s ({time_text(p['predicted_us'])}) | {percent(p['error'])} | "
                    f"{p['runs']}, {p['protocol']} | {row['nccl_version']} | [source]({row['source_url']}) |")
@@ -201,12 +200,17 @@ def table(points):
 
 
 def summary(points):
+    """All points, then by system type, then (where more than one is published) by collective."""
     out = ["| points | count | median \\|error\\| | worst \\|error\\| (id) |", "|---|---:|---:|---|",
            stats_line("all", points)]
     for kind in SYSTEM_TYPES:
         group = [p for p in points if p["row"]["system_type"] == kind]
         if group:
             out.append(stats_line(kind, group))
+    collectives = [c for c in BUS_FACTORS if any(p["row"]["collective"] == c for p in points)]
+    if len(collectives) > 1:
+        for collective in collectives:
+            out.append(stats_line(collective, [p for p in points if p["row"]["collective"] == collective]))
     return out
 
 
@@ -220,16 +224,18 @@ def skipped_list(skipped):
 def limits(points):
     """The largest errors: which system, size and schedule they are (the causes follow)."""
     worst = sorted(points, key=lambda p: -abs(p["error"]))[:3]
-    return [f"- {p['row']['id']}: {percent(p['error'])}, {p['row']['system_type']}, "
+    return [f"- {p['row']['id']}: {percent(p['error'])}, {p['row']['system_type']}, {p['row']['collective']} "
             f"{size_text(int(p['row']['bytes']))}, collsim ran {p['runs']} ({p['protocol']})"
             for p in worst]
 
 
 INTRO = """# Public validation: collsim against published nccl-tests figures
 
-Every point below is an `all_reduce_perf` figure someone published (a vendor page, a cloud's
-tutorial, a GitHub issue or README), next to what `collsim predict --algo nccl` says for the
-same size on the preset that describes that system. The presets and the link catalog come from
+Every point below is an nccl-tests figure someone published (a vendor page, a cloud's
+tutorial, a GitHub issue or README), `all_reduce_perf` and, where the page that gives one also
+gives them, `broadcast_perf`, `reduce_perf` and `all_gather_perf`, next to what `collsim
+predict --algo nccl` says for the same collective and size on the preset that describes that
+system. The presets and the link catalog come from
 datasheets and point-to-point microbenchmarks only (`configs/README.md`); no number in them was
 fitted to an allreduce measurement, these included. The error is on time, predicted / measured
 - 1: negative means collsim is faster than the machine was.
@@ -238,7 +244,7 @@ The data, with the line each figure was copied from, is `validate/public/nccl_te
 this page is written by `python3 scripts/public_validation.py build/bin/collsim` and is not edited
 by hand (`--check` tells whether it is up to date with the build). A row whose time the source does
 not print (vendor tables give bus bandwidth only) has its time derived from busbw with nccl-tests'
-factor 2(P-1)/P. "collsim ran" is the algorithm and protocol `--algo nccl` chose (`runs` and
+factor (2(P-1)/P for allreduce). "collsim ran" is the algorithm and protocol `--algo nccl` chose (`runs` and
 `protocol` in its CSV).
 """
 
@@ -250,10 +256,12 @@ The three largest errors:
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
-  trees do, which brought these rows from about +400% to about +20%. What remains: on two
-  nodes NCCL's tree (NVLSTree on H100 and H200) crosses the network with each byte once where
-  a ring crosses it 2(P-1)/P times, so its busbw can pass the NICs' sum; collsim has no NVLS
-  tree yet (issue 20, item 1).
+  trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
+  over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
+  measured 97.5% of them) collsim is within 2%. What remains on H100 and H200: on two nodes
+  NCCL's tree (NVLSTree) crosses the network with each byte once where a ring crosses it
+  2(P-1)/P times, so its busbw can pass the NICs' sum; collsim has no NVLS tree yet (issue 20,
+  item 1).
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so each GPU moves the buffer about once and busbw passes what any
   GPU-to-GPU schedule reaches (about 480 GB/s measured against the ring's 380 GB/s on the
@@ -264,6 +272,18 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   the half-way size near 5 MiB. NCCL's per-step costs (kernel launch, chunk handshakes, the SMs
   given to each channel) are not a point-to-point figure and are not in the catalog, so
   collsim is much too fast at mid sizes.
+- **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
+  so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
+  CPU and back down; the preset makes that link the one resource all messages share. One way
+  (broadcast, reduce) collsim is within 8% of the page's figures. With both directions at once
+  (allreduce and allgather on 2 ranks) NCCL gets 4.0 GB/s each way where the model splits the
+  link's 12 GB/s into 6.0, so collsim is about 33% fast. What takes the rest (the receiving
+  GPU's loads from host memory, NCCL's SHM chunks and flags, the CPU's root complex and memory
+  under traffic both ways) has no point-to-point figure on the page; a bandwidthTest run on
+  both GPUs at once would give one. The page's peer-copy figures (p2pBandwidthLatencyTest with
+  P2P disabled: 5.71 GB/s one way, 6.10 both ways together) are not in the preset: they time
+  cudaMemcpyPeer's staging through a driver buffer, which NCCL does not use; taken instead,
+  they make collsim about 31% slow on allreduce and 94% slow on broadcast.
 - **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 232 of NVLink
   3's 300 GB/s; the catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
   NCCL's kernels, moving and reducing with flags in the same pass, do not reach, so collsim

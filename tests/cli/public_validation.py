@@ -8,7 +8,8 @@ turns them into docs/validation-public.md.
 2. scripts/public_validation.py refuses a malformed CSV with exit 2 and one line naming the row.
 3. With a stand-in collsim that answers every prediction with 1 ms, the script writes each
    row's error as 1 ms / measured - 1, lists the rows whose preset it lacks as skipped, and
-   --check exits 0 on what it wrote and 1 once the file differs.
+   --check exits 0 on what it wrote and 1 once the file differs; the table names each row's
+   collective, and the summary counts each collective apart when more than one is published.
 The real predictions are not checked here: they change as the model does, and the lead
 regenerates the page after merging.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 REPO = Path(sys.argv[1]).resolve()
 SCRIPT = REPO / "scripts" / "public_validation.py"
 DATA = REPO / "validate" / "public" / "nccl_tests_published.csv"
-STAND_IN_PRESETS = ["dgx-a100", "dgx-h100"]
+STAND_IN_PRESETS = ["dgx-a100", "dgx-h100", "pcie3-2080ti-2"]
 STAND_IN = """#!/usr/bin/env python3
 import sys
 args = sys.argv[1:]
@@ -59,11 +60,13 @@ def run(*args):
 
 
 def measured_us(row):
-    """The row's time as printed, or from its busbw: bytes / (busbw / (2(P-1)/P)), in us."""
+    """The row's time as printed, or from its busbw: bytes / (busbw / factor), in us, with
+    nccl-tests' factor: 2(P-1)/P for allreduce, (P-1)/P for allgather and reduce-scatter, else 1."""
     if row["measured_time_us"]:
         return float(row["measured_time_us"])
     p = int(row["nodes"]) * int(row["gpus_per_node"])
-    algbw = float(row["measured_busbw_GBps"]) * 1e9 / (2 * (p - 1) / p)
+    factor = {"allreduce": 2 * (p - 1) / p, "allgather": (p - 1) / p, "reduce-scatter": (p - 1) / p}
+    algbw = float(row["measured_busbw_GBps"]) * 1e9 / factor.get(row["collective"], 1.0)
     return int(row["bytes"]) / algbw * 1e6
 
 
@@ -111,8 +114,14 @@ def test_report(pv, rows, tmp):
             error = pv.percent(1000.0 / measured_us(row) - 1)
             line = next((l for l in text.splitlines() if l.startswith(f"| {row['id']} |")), "")
             check(f"| {error} |" in line, f"{row['id']}: error {error} in its table row")
+            check(f"| {row['collective']} " in line, f"{row['id']}: its collective in its table row")
         else:
             check(f"- {row['id']} (" in text, f"{row['id']}: listed as skipped (no preset {row['preset']})")
+    predicted = [r for r in rows if r["preset"] in STAND_IN_PRESETS]
+    collectives = {r["collective"] for r in predicted}
+    for collective in sorted(collectives) if len(collectives) > 1 else []:
+        count = sum(r["collective"] == collective for r in predicted)
+        check(f"| {collective} | {count} |" in text, f"summary: {count} {collective} point(s)")
     check(run(collsim, "--out", out, "--check").returncode == 0, "--check: 0 on the file just written")
     out.write_text(text.replace("| all |", "| every |"))
     check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once the file differs")

@@ -32,19 +32,24 @@ double rooted(Collective c, double reduce, double broadcast) {
   return reduce + broadcast;
 }
 
-// Busy time some rank's ports and some rank's reduction unit cannot avoid. Ports: every rank
-// receives at least ceil(lg P) messages (with one port, what a rank knows at most doubles
-// per message) and, for allreduce, 2(P-1)/P N bytes (Patarasuk & Yuan 2009). Reducer: the
-// (P-1) N byte-reductions, shared by P ranks at best. The cheaper link class is assumed.
+// Busy time some rank's ports and some rank's reduction unit cannot avoid. Ports: for
+// allreduce every rank sends and receives 2(P-1)/P N bytes (Patarasuk & Yuan 2009), after at
+// least one start-up; with one port a rank also receives at least ceil(lg P) messages one
+// after another (what it knows at most doubles per message), so their start-ups add up.
+// Without ports (the flow engine, SimGrid) start-ups overlap each other and other messages'
+// bytes, so only one is certain. Reducer: the (P-1) N byte-reductions, shared by P ranks at
+// best. The cheaper link class is assumed.
 struct ResourceBounds {
   double port = 0, reducer = 0;
 };
 
-ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {
+ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
+                               Ports ports) {
   if (ranks <= 1 || bytes == 0) return {};
   const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
   const double b = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
-  const double n = double(bytes), share = (ranks - 1.0) / ranks, latency = ceil_log2(ranks) * a;
+  const double n = double(bytes), share = (ranks - 1.0) / ranks;
+  const double latency = ports == Ports::one ? ceil_log2(ranks) * a : a;
   switch (collective) {
     case Collective::allreduce: return {latency + 2 * share * n * b, share * n * cost.gamma_s_per_byte};
     case Collective::reduce_scatter: return {latency + share * n * b, share * n * cost.gamma_s_per_byte};
@@ -184,12 +189,12 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
 }
 
 double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {
-  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost);
+  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, Ports::one);
   return b.port + b.reducer;
 }
 
-double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {
-  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost);
+double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost, Ports ports) {
+  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports);
   return std::max(b.port, b.reducer);
 }
 

@@ -46,11 +46,17 @@ std::optional<double> hierarchical_ring(Collective collective, Rank ranks, doubl
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,
                                        std::uint64_t bytes, const CostModel& cost, std::uint32_t segments = 0);
 
-// Lower bound on any schedule's time under the analytic model: the busier of a rank's ports
-// (ceil(lg P) a + 2(P-1)/P N b for allreduce) and its reduction unit ((P-1)/P N g). The two
-// are a max, not a sum, because a pipelined schedule reduces one segment while the next one
-// is on the wire.
-double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost);
+// How a rank's messages share it: one port (the analytic engine: one message at a time each
+// way, in issue order) or none (the flow engine and SimGrid: any number at once, sharing links).
+enum class Ports : std::uint8_t { one, none };
+
+// Lower bound on any schedule's time: the busier of a rank's ports (for allreduce
+// ceil(lg P) a + 2(P-1)/P N b with one port; a + 2(P-1)/P N b without ports, where start-ups
+// overlap) and its reduction unit ((P-1)/P N g). The two are a max, not a sum, because a
+// pipelined schedule reduces one segment while the next one is on the wire. `cost`'s cheaper
+// beta stands for the rank's port: on a topology, sim/ passes the rank's summed links.
+double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
+                        Ports ports = Ports::one);
 
 // The classic bound above, ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g: it holds for schedules
 // that do not overlap reduction with communication (every unpipelined algorithm here), and

@@ -77,4 +77,16 @@ CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byt
   return model;
 }
 
+double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {
+  const VertexId v = topology.vertex_of(rank);
+  double out_Bps = 0, in_Bps = 0;
+  for (LinkId l = 0; l < topology.network.link_count(); ++l) {
+    const Link& link = topology.network.link(l);
+    if (link.from == v) out_Bps += shared_capacity_Bps(topology.network, l, protocol);
+    if (link.to == v) in_Bps += shared_capacity_Bps(topology.network, l, protocol);
+  }
+  const double port_Bps = std::min(out_Bps, in_Bps);
+  return port_Bps > 0 ? 1.0 / port_Bps : 0.0;
+}
+
 }  // namespace collsim

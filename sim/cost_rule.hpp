@@ -95,4 +95,10 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
                                 std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
 
+// 1 / the most data a rank can move per second through its own links under `protocol`: the
+// smaller of the summed capacities of the links leaving its vertex and of those entering it.
+// A GPU with NVLink and its own NIC sends through both at once (NCCL's channels do), so no
+// single route's bottleneck bounds it; the lower bound (sim/prediction.cpp) uses this.
+double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol = simple_protocol());
+
 }  // namespace collsim

@@ -134,10 +134,23 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   return names;
 }
 
+// The flat model's beta is one route's bottleneck. With one port (the analytic engine) that is
+// all a rank sends through at a time; without ports it may send over several of its links at
+// once (NVLink and its NIC, with channels), so the bound takes the rank's whole port, rank 0's.
+CostModel lower_bound_model(const PredictionRequest& r, const CostModel& flat, Ports ports) {
+  if (!r.topology || ports == Ports::one) return flat;
+  CostModel bound = flat;
+  const double port_beta = rank_port_beta(*r.topology, 0, find_protocol(r.protocol));
+  bound.inter_node.beta_s_per_byte = std::min(bound.inter_node.beta_s_per_byte, port_beta);
+  bound.intra_node.beta_s_per_byte = std::min(bound.intra_node.beta_s_per_byte, port_beta);
+  return bound;
+}
+
 void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes, flat);
+  const Ports ports = r.engine == "analytic" ? Ports::one : Ports::none;
+  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports);
 }
 
 PredictionRecord record_for(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {

@@ -135,6 +135,10 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                                          : "largest alpha + latencies, bottleneck bandwidth";
     fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
                to_string(t.routing), describe(t.placement), cost);
+    if (t.models_memory())
+      fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its reductions "
+                 "(3 bytes per byte, at most 3/gamma)\n",
+                 format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
     fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
                describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
     if (engine.contention)  // the lower bound without ports (closed_forms.hpp)

@@ -71,12 +71,15 @@ std::string preamble(const ValidateOptions& o, const Calibration& c, const std::
       "# Validation: {}\n\n"
       "`collsim validate --backend {} --ranks {} --bytes {} --algo {} --iters {} --warmup {}`\n\n"
       "Predicted: flow engine on `calibrated.yaml`: the rank link follows the ping-pong sweep through {} size-factor "
-      "rows (as one line it would be alpha {}, {:.3f} GB/s), shared capacity {}, gamma {:.3g} s/B. Measured: the "
+      "rows (as one line it would be alpha {}, {:.3f} GB/s), shared capacity {}, gamma {:.3g} s/B, {}. Measured: the "
       "median of {} iterations of the same schedule executed on backend {}, each verified. Machine: `machine.md`; "
       "plot: `plot.svg`.\n",
       name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.algo, o.iterations, o.warmup, c.size_factors.rows.size(),
       format_seconds(c.link.intercept), to_GBps(1.0 / c.link.slope),
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", to_GBps(c.shared_Bps)) : std::string("none"), c.gamma_s_per_byte,
+      c.memory_Bps > 0 ? fmt::format("each rank's memory {:.3f} GB/s, shared by its transfers and reductions",
+                                     to_GBps(c.memory_Bps))
+                       : std::string("no memory bandwidth (reductions overlap transfers for free)"),
       o.iterations, o.backend);
   if (!c.reliable())
     text += fmt::format("\n**The calibration was flagged unreliable**: {}. Read the errors below with that in mind.\n",

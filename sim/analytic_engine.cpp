@@ -49,9 +49,10 @@ class RoutedPairs {
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
-// `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks.
+// `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks;
+// `gamma[r]` the seconds per byte of a reduction on rank r.
 template <class LinkOf>
-AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, const AnalyticOptions& options) {
+AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const AnalyticOptions& options) {
   const Rank ranks = s.info().ranks;
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
@@ -81,7 +82,7 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
     double finish = arrival;
     if (t.op == Op::reduce) {
       reducer[t.dst].raise(finish, why);
-      finish += double(bytes) * gamma_s_per_byte;
+      finish += double(bytes) * gamma[t.dst];
       reducer[t.dst] = {finish, id};
     }
     done[id] = finish;
@@ -103,12 +104,15 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
-  return run(s, link, cost.gamma_s_per_byte, options);
+  return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma_s_per_byte, options);
+  // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
+  std::vector<double> gamma(s.info().ranks);
+  for (Rank r = 0; r < gamma.size(); ++r) gamma[r] = reduction_s_per_byte(topology, r, gamma_s_per_byte);
+  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, options);
 }
 
 }  // namespace collsim

@@ -11,7 +11,9 @@
 //             flat model's link class, or on a topology the route's, as sim/cost_rule.hpp
 //             costs a message alone (start-up, then the bottleneck bandwidth; no contention);
 //   done    = arrival, or for a reduction arrival + b * gamma, run on d's reduction unit,
-//             which works one reduction at a time.
+//             which works one reduction at a time. Where the topology models the ranks'
+//             memory, a route crosses both ranks' memory links and a reduction takes
+//             b * max(gamma, 3 / memory bandwidth) (sim/cost_rule.hpp; no contention here).
 // A local transfer (s == d) is a reduction of staged data on d: b * gamma, no alpha.
 // With one_port = false the ports are unlimited and the time is the DAG's plain critical path.
 #pragma once

@@ -8,6 +8,12 @@
 namespace collsim {
 namespace {
 
+// The share of a link's bytes that are data under `protocol`: the wire's lines carry flags,
+// a rank's memory holds the data alone.
+double payload_of(const Link& link, const Protocol& protocol) {
+  return link.kind == LinkKind::memory ? 1.0 : protocol.payload_fraction;
+}
+
 // A message of `bytes` on `route`: alpha is a per-message overhead, so the route pays its
 // largest once; latencies add up hop by hop; the slowest link limits the bytes. Each link
 // class contributes its efficiency (a share of its datasheet rate) and, on the cables a
@@ -21,13 +27,12 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
-    const bool capacity = link.kind == LinkKind::capacity;
+    const bool capacity = link.kind != LinkKind::cable;
     const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
     const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes);
     alpha_s = std::max(alpha_s, c.alpha_s * start.latency * protocol.startup_factor);
     latency_s += link.latency_s * start.latency;
-    bottleneck_Bps =
-        std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * protocol.payload_fraction);
+    bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * payload_of(link, protocol));
   }
   return {alpha_s + latency_s, bottleneck_Bps};
 }
@@ -52,7 +57,17 @@ RouteCost route_cost(const Network& network, std::span<const LinkId> route, std:
 // The protocol's payload fraction is every flow's alike, so it scales what the link offers.
 double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol) {
   const Link& l = network.link(link);
-  return l.bandwidth_Bps * network.link_class(l.link_class).efficiency * protocol.payload_fraction;
+  return l.bandwidth_Bps * network.link_class(l.link_class).efficiency * payload_of(l, protocol);
+}
+
+double reduction_rate_cap_Bps(double gamma_s_per_byte) {
+  return gamma_s_per_byte > 0 ? kReductionMemoryBytes / gamma_s_per_byte : kNoBottleneck_Bps;
+}
+
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte) {
+  const LinkId memory = topology.memory_of(rank);
+  if (memory == kNoLink) return gamma_s_per_byte;
+  return std::max(gamma_s_per_byte, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
 }
 
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes, const Protocol& protocol) {
@@ -71,7 +86,7 @@ CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byt
   }
   if (inter.alpha_s == kNone) inter = intra.alpha_s == kNone ? LinkCost{} : intra;
   if (intra.alpha_s == kNone) intra = inter;
-  CostModel model{inter, intra, gamma_s_per_byte, 0};
+  CostModel model{inter, intra, reduction_s_per_byte(topology, 0, gamma_s_per_byte), 0};
   // hierarchical-ring assumes ranks n*G..n*G+G-1 share node n; placement decides if they do.
   model.ranks_per_node = topology.endpoints_per_node;
   return model;
@@ -82,11 +97,17 @@ double rank_port_beta(const Topology& topology, Rank rank, const Protocol& proto
   double out_Bps = 0, in_Bps = 0;
   for (LinkId l = 0; l < topology.network.link_count(); ++l) {
     const Link& link = topology.network.link(l);
+    if (link.kind == LinkKind::memory) continue;
     if (link.from == v) out_Bps += shared_capacity_Bps(topology.network, l, protocol);
     if (link.to == v) in_Bps += shared_capacity_Bps(topology.network, l, protocol);
   }
   const double port_Bps = std::min(out_Bps, in_Bps);
-  return port_Bps > 0 ? 1.0 / port_Bps : 0.0;
+  double beta = port_Bps > 0 ? 1.0 / port_Bps : 0.0;
+  // Every byte sent is read from the rank's memory and every byte received written to it: as
+  // many bytes each way cross it twice per byte of one direction.
+  if (topology.models_memory())
+    beta = std::max(beta, 2.0 / shared_capacity_Bps(topology.network, topology.memory_of(rank), protocol));
+  return beta;
 }
 
 }  // namespace collsim

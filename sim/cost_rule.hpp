@@ -22,6 +22,12 @@
 // A run's protocol (sim/protocol.hpp: LL, LL128, Simple) acts on every link alike: each
 // message's alpha times its start-up factor, and every link's rate, alone and shared, times
 // its payload fraction (the share of the wire's bytes that are data). Simple changes nothing.
+// A rank's memory (topologies/topology.hpp, where the config gives memory_bandwidth_Bps) is a
+// link of its own on every route into or out of the rank: no size factors, no protocol (it
+// holds data, not the wire's lines). A reduction of b bytes moves 3b bytes through it (reads
+// both operands, writes the result) at no more than 3/gamma, its reduction unit's pace: alone
+// it takes b x max(gamma, 3 / memory bandwidth); shared, it takes its max-min share of the
+// memory beside the rank's transfers (docs/semantics.md, "The rank's memory").
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -82,6 +88,17 @@ class RouteCostCache {
 // The largest message size: what the rule gives for large messages (the last size-factor row).
 inline constexpr std::uint64_t kLargeMessage = std::uint64_t(1) << 62;
 
+// Bytes a reduction moves through its rank's memory per byte reduced: both operands read, the
+// result written.
+inline constexpr double kReductionMemoryBytes = 3;
+
+// The memory rate a rank's reduction unit can draw: 3 / gamma (infinite with gamma 0).
+double reduction_rate_cap_Bps(double gamma_s_per_byte);
+
+// Seconds per byte a reduction on `rank` takes alone: gamma, or with the rank's memory
+// modelled, max(gamma, 3 / its memory bandwidth).
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte);
+
 // What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
 // start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat
 // stand-in below.
@@ -90,7 +107,8 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 
 // The two-class flat model closest to this network for messages of `message_bytes`, for the
 // closed forms and the lower bound: the cheapest alpha and beta among rank 0's routes
-// (pair_cost) to ranks on its node (intra) and on other nodes (inter); ranks_per_node is the
+// (pair_cost, its memory links included) to ranks on its node (intra) and on other nodes
+// (inter); gamma is rank 0's reduction alone (reduction_s_per_byte); ranks_per_node is the
 // node size.
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
                                 std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
@@ -98,7 +116,8 @@ CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byt
 // 1 / the most data a rank can move per second through its own links under `protocol`: the
 // smaller of the summed capacities of the links leaving its vertex and of those entering it.
 // A GPU with NVLink and its own NIC sends through both at once (NCCL's channels do), so no
-// single route's bottleneck bounds it; the lower bound (sim/prediction.cpp) uses this.
+// single route's bottleneck bounds it; the lower bound (sim/prediction.cpp) uses this. Where
+// ranks have memory links, sends and receives both cross the rank's: 2 / its bandwidth at least.
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol = simple_protocol());
 
 }  // namespace collsim

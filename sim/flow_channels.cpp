@@ -14,6 +14,7 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   f.transfer = id;
   f.facts = x;
   f.channel = channel;
+  f.reduction = false;
   f.cached = channels_[channel].cached;
   if (f.cached) {
     f.route_begin = channels_[channel].route_begin;
@@ -29,6 +30,21 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   const RouteCost cost = route_cost(topology_.network, links(slot), bytes, slices_, protocol_);
   f.alone_Bps = cost.bandwidth_Bps;
   return {slot, cost.startup_s};
+}
+
+std::uint32_t FlowChannels::open_reduction(TransferId id, const TransferFacts& x, LinkId memory, double cap_Bps) {
+  const std::uint32_t slot = new_slot();
+  Flow& f = flows_[slot];
+  f.transfer = id;
+  f.facts = x;
+  f.channel = kNone;
+  f.reduction = true;
+  f.cached = false;
+  own_route_[slot].assign(1, memory);
+  f.route_begin = 0;
+  f.route_length = 1;
+  f.alone_Bps = cap_Bps;
+  return slot;
 }
 
 std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {

@@ -41,6 +41,7 @@ struct Flow {
   std::uint32_t route_begin = 0, route_length = 0;  // in the channels' pool, or the slot's own links
   bool cached = false;                              // its route is its channel's
   bool active = false;                              // draining
+  bool reduction = false;  // a reduction's bytes through its rank's memory link: no channel
   double remaining = 0, rate = 0, since = 0;
   double alone_Bps = 0;  // its bandwidth alone by the cost rule: it never drains faster
   std::uint32_t version = 0;  // stale end events carry an older one
@@ -91,6 +92,9 @@ class FlowChannels {
   };
   // A slot for transfer `id`, routed.
   Opened open(TransferId id, const TransferFacts& x);
+  // A slot for the reduction of transfer `id` on its rank's memory link (a route of that one
+  // link, on no channel), drawing at most `cap_Bps` (sim/cost_rule.hpp).
+  std::uint32_t open_reduction(TransferId id, const TransferFacts& x, LinkId memory, double cap_Bps);
 
   Flow& operator[](std::uint32_t slot) { return flows_[slot]; }
   std::span<const LinkId> links(std::uint32_t slot) const {

@@ -15,6 +15,7 @@
 #include "sim/flow_engine.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -107,13 +108,21 @@ class FlowSimulation {
     double finish_s = 0;         // last completion as source or destination
     TransferId last = kNoTransfer;
     bool last_ahead = false;  // the last reduction's arrival was timed ahead (an exclusive channel's)
+    bool reducer_busy = false;  // ranks' memory modelled: a reduction's flow is on its memory link
+  };
+
+  // A reduction that arrived while its rank's reduction unit was busy (ranks' memory modelled).
+  struct WaitingReduction {
+    TransferId id;
+    TransferFacts facts;
   };
 
   FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
         channels_(t, slices, options.protocol, options.shortcut), ranks_(ranks),
-        capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
+        reducer_queue_(t.models_memory() ? ranks : 0), capacity_(t.network.link_count()),
+        links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
   }
@@ -145,7 +154,12 @@ class FlowSimulation {
       ++result_.events;
       switch (e.kind()) {
         case EventKind::flow_end:
-          if (channels_[e.slot].active && channels_[e.slot].version == e.version) finish_flow(e.slot, now_);
+          if (!channels_[e.slot].active || channels_[e.slot].version != e.version) break;
+          if (channels_[e.slot].reduction) {
+            finish_reduction(e.slot, now_);
+          } else {
+            finish_flow(e.slot, now_);
+          }
           break;
         case EventKind::flow_start:
           if (e.slot & kOnExclusiveChannel) {
@@ -286,6 +300,7 @@ class FlowSimulation {
   void arrive(TransferId id, const TransferFacts& x, double at, bool ahead = false) {
     log_.arrived(id, at);
     ranks_[x.src].finish_s = std::max(ranks_[x.src].finish_s, at);
+    if (x.op == Op::reduce && !reducer_queue_.empty()) return reduce_in_memory(id, x);
     double done = at;
     if (x.op == Op::reduce) {
       RankState& r = ranks_[x.dst];
@@ -299,6 +314,54 @@ class FlowSimulation {
       r.last_ahead = ahead;
     }
     complete(id, x.dst, done);
+  }
+
+  // The ranks' memory modelled: a reduction is a flow of 3 bytes per byte across its rank's
+  // memory link, capped at its reduction unit's pace (sim/cost_rule.hpp), one at a time per
+  // rank in order of arrival. It arrives now (no shortcut runs ahead with memory modelled).
+  void reduce_in_memory(TransferId id, const TransferFacts& x) {
+    RankState& r = ranks_[x.dst];
+    if (r.reducer_busy) return reducer_queue_[x.dst].push_back({id, x});
+    start_reduction(id, x, now_);
+  }
+
+  void start_reduction(TransferId id, const TransferFacts& x, double now) {
+    RankState& r = ranks_[x.dst];
+    r.reducer_busy = true;
+    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), reduction_rate_cap_Bps(gamma_));
+    Flow& f = channels_[slot];
+    f.remaining = kReductionMemoryBytes * double(x.bytes);
+    f.rate = 0;
+    f.since = now;
+    f.active = true;
+    for (LinkId l : channels_.links(slot))
+      if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
+    sharing_.add(slot, channels_.links(slot), f.alone_Bps);
+  }
+
+  // The reduction's bytes went through memory: it is done, and the rank's next one starts.
+  void finish_reduction(std::uint32_t slot, double now) {
+    const Flow& f = channels_[slot];
+    const TransferId id = f.transfer;
+    const TransferFacts x = f.facts;
+    links_.carried(channels_.links(slot), kReductionMemoryBytes * double(x.bytes));
+    channels_[slot].active = false;
+    ++channels_[slot].version;
+    sharing_.remove(slot);
+    for (LinkId l : channels_.links(slot))
+      if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
+    channels_.release(slot);
+    RankState& r = ranks_[x.dst];
+    r.reducer_busy = false;
+    r.last = id;
+    std::deque<WaitingReduction>& queue = reducer_queue_[x.dst];
+    if (!queue.empty()) {
+      const WaitingReduction next = queue.front();
+      queue.pop_front();
+      log_.waited(next.id, id, Waited::reducer);
+      start_reduction(next.id, next.facts, now);
+    }
+    complete(id, x.dst, now);
   }
 
   // Done at `done` (now or, after a reduction, later): successors learn their ready time.
@@ -376,6 +439,8 @@ class FlowSimulation {
     std::vector<std::uint32_t> free_;
   } waiting_;
   std::vector<RankState> ranks_;
+  // Per rank, the reductions waiting for its reduction unit; empty without memory links.
+  std::vector<std::deque<WaitingReduction>> reducer_queue_;
   // Per link.
   std::vector<double> capacity_;
   MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
@@ -398,13 +463,17 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (schedule.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             schedule.size()));
-  if (options.shortcut)
+  // The shortcuts time transfers alone on their links; a rank's memory link is every one of
+  // its transfers' and reductions': with memory modelled, every flow is an event.
+  FlowOptions run_options = options;
+  if (topology.models_memory()) run_options.shortcut = false;
+  if (run_options.shortcut)
     if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
       return std::move(*result);
   std::function<void(std::uint64_t)> count;
   if (options.progress) count = [&](std::uint64_t done) { options.progress(done, schedule.size()); };
   try {
-    return FlowSimulation(schedule, topology, gamma_s_per_byte, options).run(count, kProgressEvery);
+    return FlowSimulation(schedule, topology, gamma_s_per_byte, run_options).run(count, kProgressEvery);
   } catch (const AheadOfOrder&) {
     FlowOptions events_only = options;
     events_only.shortcut = false;
@@ -420,12 +489,14 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };
-  if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count))
-    return std::move(*result);
+  if (!topology.models_memory())
+    if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count))
+      return std::move(*result);
   if (progress) progress("two rank pairs' routes share a link: simulating events where they do");
   try {
     FlowOptions options;
     options.protocol = protocol;
+    options.shortcut = !topology.models_memory();
     return FlowSimulation(stream, topology, gamma_s_per_byte, options).run(count);
   } catch (const AheadOfOrder&) {
     if (progress) progress("the partial shortcut gave up: simulating every flow as events");
@@ -438,6 +509,7 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
 
 std::string link_name(const Network& network, LinkId link) {
   const Link& l = network.link(link);
+  if (l.kind == LinkKind::memory) return fmt::format("{}.memory", network.vertex(l.from).name);
   return fmt::format("{}->{}", network.vertex(l.from).name, network.vertex(l.to).name);
 }
 

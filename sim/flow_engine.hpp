@@ -13,7 +13,10 @@
 //   arrival  = when its last byte has drained;
 //   done     = arrival, or for a reduction arrival + b * gamma on d's reduction unit, which
 //              runs one reduction at a time in order of arrival (local transfers, s == d, are
-//              reductions only).
+//              reductions only). Where the topology models the ranks' memory, routes cross
+//              both ranks' memory links and a reduction is a flow of 3b bytes on d's, capped
+//              at 3/gamma, sharing it max-min with d's transfers (sim/cost_rule.hpp); the
+//              shortcuts are off then (a rank's memory link is on all its flows).
 // There are no ports: a rank sends and receives any number of messages at once, and only
 // links limit them (model a NIC's injection rate as a link). Each (src, dst) pair is one
 // in-order channel: a transfer whose latency is over while an earlier one of its pair still

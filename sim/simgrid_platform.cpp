@@ -61,9 +61,13 @@ std::vector<sg4::Host*> build_platform(const Topology& topology, Rank ranks, dou
   std::vector<sg4::LinkInRoute> hops;
   for (const auto& [src, dst] : pairs) {
     route.clear();
-    topology.route(src, dst, 0, route);
-    if (route.empty())
+    if (src == dst) {  // a reduction's loopback: across the rank's memory link
+      route.push_back(topology.memory_of(src));
+    } else if (topology.vertex_of(src) == topology.vertex_of(dst)) {
       throw Error(fmt::format("engine 'simgrid' needs ranks on distinct endpoints; ranks {} and {} share one", src, dst));
+    } else {
+      topology.route(src, dst, 0, route);
+    }
     hops.clear();
     for (LinkId l : route) hops.emplace_back(links[l]);
     zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr, hops, false);

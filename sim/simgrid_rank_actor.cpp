@@ -152,7 +152,20 @@ class RankActor {
     if (reduction_ || reductions_.empty()) return;
     reducing_ = reductions_.front();
     reductions_.pop_front();
+    if (run_.models_memory()) return reduce_through_memory();
     reduction_ = sg4::this_actor::exec_async(double(run_.schedule().transfer_bytes(reducing_)));
+  }
+
+  // The ranks' memory modelled: the reduction's bytes go from this rank to itself across its
+  // memory link, at most at its reduction unit's pace, sharing the link max-min with the
+  // rank's transfers. The get is posted first, so the message starts at once.
+  void reduce_through_memory() {
+    sg4::Mailbox* memory = run_.memory(rank_);
+    memory_get_ = memory->get_async<void>(&memory_payload_);
+    const sg4::CommPtr put = memory->put_init(as_payload(reducing_), run_.reduction_memory_bytes(reducing_));
+    if (const double bound = run_.reduction_rate_bound_Bps(rank_); bound > 0) put->set_rate(bound);
+    put->start();
+    reduction_ = put;
   }
 
   // Blocks until something of this rank ends or a timer is due, then takes every end of the
@@ -230,6 +243,7 @@ class RankActor {
 
   void reduced(double now) {
     reduction_ = nullptr;
+    memory_get_ = nullptr;  // the other end of the same message: it ended too
     --outstanding_;
     complete(reducing_, now);
   }
@@ -267,8 +281,10 @@ class RankActor {
   std::vector<Incoming> in_;   // by the channel's in_slot
   std::vector<TransferId> ready_locals_;
   std::deque<TransferId> reductions_;
-  sg4::ExecPtr reduction_;
+  sg4::ActivityPtr reduction_;  // an Exec, or with memory modelled the put across the memory link
   TransferId reducing_ = 0;
+  sg4::CommPtr memory_get_;
+  void* memory_payload_ = nullptr;
   sg4::CommPtr doorbell_;
   void* doorbell_payload_ = nullptr;
   std::size_t outstanding_;

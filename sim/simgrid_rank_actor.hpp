@@ -12,7 +12,9 @@
 //            permanent receiver): the message starts at once, and CM02 shares the links max-min;
 //   arrival: the receiver's get completes (the sender's put completes in the same instant);
 //   reduce:  an Exec of `bytes` flops on the receiver's host (speed 1/gamma), one at a time in
-//            order of arrival; the transfer is done when it ends.
+//            order of arrival; the transfer is done when it ends. With the ranks' memory
+//            modelled, a message of 3 x `bytes` from the rank to itself instead, across its
+//            memory link, its rate capped at 3/gamma (Comm::set_rate).
 // Within one instant a rank takes, as the flow engine does: ends (sends, arrivals, its
 // reduction), then starts, then local reductions, each kind by transfer id.
 #pragma once

@@ -74,6 +74,9 @@ std::vector<std::pair<Rank, Rank>> Run::routed_pairs() const {
       const Rank p = processor(from, to), o = owner(to);
       if (p != o) keys.push_back((std::uint64_t(p) << 32) | o);
     }
+  if (models_memory())
+    for (TransferId id = 0; id < schedule_.size(); ++id)
+      if (!done_at_arrival(id)) keys.push_back((std::uint64_t(schedule_.transfer(id).dst) << 32) | schedule_.transfer(id).dst);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::vector<std::pair<Rank, Rank>> pairs;
@@ -95,6 +98,9 @@ void Run::open_mailboxes() {
   for (Channel& c : channels_) c.mailbox = sg4::Mailbox::by_name(fmt::format("channel {}->{}", c.src, c.dst));
   doorbells_.resize(ranks_.size());
   for (Rank r = 0; r < ranks_.size(); ++r) doorbells_[r] = sg4::Mailbox::by_name(fmt::format("doorbell {}", r));
+  if (!models_memory()) return;
+  memories_.resize(ranks_.size());
+  for (Rank r = 0; r < ranks_.size(); ++r) memories_[r] = sg4::Mailbox::by_name(fmt::format("memory {}", r));
 }
 
 double Run::last_done_s() const {

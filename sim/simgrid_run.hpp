@@ -40,7 +40,8 @@ struct RankPlan {
 class Run {
  public:
   Run(const Schedule& schedule, const Topology& topology, double gamma, const Protocol& protocol)
-      : schedule_(schedule), network_(topology.network), protocol_(protocol), gamma_(gamma), channel_of_(schedule.size(), kLocal),
+      : schedule_(schedule), topology_(topology), network_(topology.network), protocol_(protocol), gamma_(gamma),
+        channel_of_(schedule.size(), kLocal),
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().ranks), inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
     open_channels(topology);
@@ -75,8 +76,24 @@ class Run {
   Rank owner(TransferId id) const { return schedule_.transfer(id).src; }
 
   // A copy is done when it arrives; a reduction when the receiver has reduced it (at once
-  // with gamma 0). Local transfers arrive when they are ready.
-  bool done_at_arrival(TransferId id) const { return schedule_.transfer(id).op == Op::copy || gamma_ == 0; }
+  // with gamma 0, unless its bytes go through the rank's memory). Local transfers arrive when
+  // they are ready.
+  bool done_at_arrival(TransferId id) const {
+    return schedule_.transfer(id).op == Op::copy || (gamma_ == 0 && !topology_.models_memory());
+  }
+
+  // The ranks' memory modelled (sim/cost_rule.hpp): a reduction is a message from its rank to
+  // itself, on the loopback route across its memory link, of this many bytes...
+  bool models_memory() const { return topology_.models_memory(); }
+  std::uint64_t reduction_memory_bytes(TransferId id) const {
+    return std::uint64_t(kReductionMemoryBytes) * schedule_.transfer_bytes(id);
+  }
+  // ... held to its reduction unit's pace where that is below the memory's capacity (0: none).
+  double reduction_rate_bound_Bps(Rank r) const {
+    const double cap = reduction_rate_cap_Bps(gamma_);
+    return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
+  }
+  simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 
   // The rank that hands the dependency `from` -> `to` on: one that sees `from` complete.
   // Both ends see a network copy arrive; the sender takes the edges to its own transfers.
@@ -86,7 +103,8 @@ class Run {
     return x.dst;
   }
 
-  // Every pair that needs a route: the channels, and each (processor, owner) doorbell pair.
+  // Every pair that needs a route: the channels, each (processor, owner) doorbell pair, and
+  // with memory modelled (r, r) for every rank r that reduces.
   std::vector<std::pair<Rank, Rank>> routed_pairs() const;
 
   void open_mailboxes();
@@ -115,6 +133,7 @@ class Run {
   void plan_ranks();
 
   const Schedule& schedule_;
+  const Topology& topology_;
   const Network& network_;
   Protocol protocol_;
   double gamma_;
@@ -130,6 +149,7 @@ class Run {
   std::vector<std::vector<TransferId>> inbox_;  // per rank: handed over, not yet taken
   std::vector<bool> bell_rung_;
   std::vector<simgrid::s4u::Mailbox*> doorbells_;
+  std::vector<simgrid::s4u::Mailbox*> memories_;  // per rank, its reductions' loopback (memory modelled)
 };
 
 }  // namespace collsim::simgrid_engine

@@ -64,6 +64,7 @@ double bisection_bandwidth(const Topology& t) {
   FlowGraph g(net.vertex_count() + 2);
   long long total = 1;
   for (const Link& l : net.links()) {
+    if (l.kind == LinkKind::memory) continue;  // inside an endpoint: cuts nothing
     const long long capacity = std::llround(l.bandwidth_Bps);
     add_arc(g, l.from, l.to, capacity);
     total += capacity;
@@ -108,7 +109,9 @@ std::string to_dot(const Topology& t, const std::string& name) {
   for (LinkId l = 0; l < net.link_count(); ++l) {
     const Link& x = net.link(l);
     const std::string& cls = net.link_class(x.link_class).name;
-    if (x.kind == LinkKind::capacity) {
+    if (x.kind == LinkKind::memory) {
+      out += fmt::format("  v{} -> v{} [label=\"{}\", style=dotted];\n", x.from, x.to, cls);
+    } else if (x.kind == LinkKind::capacity) {
       out += fmt::format("  v{} -> v{} [label=\"{} cap\", style=dashed];\n", x.from, x.to, cls);
     } else if (x.from < x.to || net.find_link(x.to, x.from) == kNoLink) {
       // One edge per cable: the reverse link of a full-duplex pair is drawn by dir=both.

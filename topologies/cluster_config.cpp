@@ -49,6 +49,9 @@ LinkCost flat_link(const ConfigReader& in, const YAML::Node& node, const std::st
 }
 
 void read_flat(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
+  if (root["memory_bandwidth_Bps"])
+    in.fail(root["memory_bandwidth_Bps"], "'memory_bandwidth_Bps' needs the topology form (link_classes with a topology "
+                                          "or nodes): the flat form has no links for the ranks' memory");
   in.only_keys(root, "cluster", {"name", "description", "ranks", "ranks_per_node", "links", "gamma_s_per_byte", "bytes"});
   c.ranks = in.count(in.require(root, "ranks", ""), "ranks");
   if (root["ranks_per_node"]) c.cost.ranks_per_node = in.count(root["ranks_per_node"], "ranks_per_node");
@@ -218,7 +221,7 @@ void read_calibration_note(const ConfigReader& in, const YAML::Node& node, Clust
 
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
-                                 "ranks", "gamma_s_per_byte", "bytes", "calibration"});
+                                 "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "bytes", "calibration"});
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;
@@ -248,9 +251,13 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     topo->endpoints_per_node = nodes->params.gpus_per_node;
     topo->nics_per_node = nodes->params.nics_per_node;
   }
+  topo->endpoints = std::move(fabric.endpoints);
+  if (const YAML::Node memory = root["memory_bandwidth_Bps"]) {
+    const double bandwidth = in.physical(memory, "memory_bandwidth_Bps", kBandwidthRange);
+    in.at(memory, [&] { topo->add_memory(bandwidth); });
+  }
   net.finalize();
   topo->fabric_summary = fabric.summary;
-  topo->endpoints = std::move(fabric.endpoints);
   topo->router = topo->routing == RoutingMode::shortest_path ? std::make_unique<ShortestPathRouter>(net)
                                                              : std::move(fabric.router);
 

@@ -92,13 +92,18 @@ void Network::set_vertex(VertexId v, VertexKind kind, std::string name) {
 
 LinkId Network::add_link(VertexId from, VertexId to, LinkClassId link_class, LinkKind kind, double bandwidth_scale) {
   if (finalized_) throw Error("network is finalized; no more links");
-  if (from >= vertices_.size() || to >= vertices_.size() || from == to) throw Error("link between invalid vertices");
+  if (from >= vertices_.size() || to >= vertices_.size() || (from == to) != (kind == LinkKind::memory))
+    throw Error("link between invalid vertices");
   if (link_class >= classes_.size()) throw Error("link of an unknown class");
   if (!(bandwidth_scale > 0) || !std::isfinite(bandwidth_scale)) throw Error("link bandwidth scale must be > 0");
   if (links_.size() >= std::numeric_limits<LinkId>::max() - 2) throw Error("network too large");
   const LinkClass& c = classes_[link_class];
   links_.push_back({from, to, link_class, kind, c.bandwidth_Bps * bandwidth_scale, c.latency_s});
   return LinkId(links_.size() - 1);
+}
+
+LinkId Network::add_memory_link(VertexId v, LinkClassId link_class) {
+  return add_link(v, v, link_class, LinkKind::memory);
 }
 
 LinkId Network::add_cable(VertexId u, VertexId v, LinkClassId link_class, double bandwidth_scale) {
@@ -119,6 +124,7 @@ void Network::finalize() {
   edges.reserve(links_.size());
   ids.reserve(links_.size());
   for (LinkId l = 0; l < links_.size(); ++l) {
+    if (links_[l].kind == LinkKind::memory) continue;  // from an endpoint to itself: no way anywhere
     edges.emplace_back(links_[l].from, links_[l].to);
     ids.push_back(l);
   }

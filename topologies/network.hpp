@@ -52,7 +52,11 @@ struct LinkClass {
   SizeFactor factor_at(std::uint64_t bytes) const;
 };
 
-enum class LinkKind : std::uint8_t { cable, capacity };
+// cable: one direction of a cable. capacity: a budget that is not a cable (a switch's
+// backplane). memory: a rank's memory (a GPU's HBM, a core's share of DRAM), from its endpoint
+// to itself: every transfer into or out of the endpoint crosses it, and so do its reductions
+// (topologies/topology.hpp); it leads nowhere, so it is not an edge of the graph view.
+enum class LinkKind : std::uint8_t { cable, capacity, memory };
 
 struct Link {
   VertexId from = 0;
@@ -88,6 +92,8 @@ class Network {
   LinkId add_split_cable(VertexId u, VertexId v_in, VertexId v_out, LinkClassId link_class,
                          double bandwidth_scale = 1.0);
   LinkId add_link(VertexId from, VertexId to, LinkClassId link_class, LinkKind kind, double bandwidth_scale = 1.0);
+  // The memory link of endpoint v (v -> v, LinkKind::memory), of the class's bandwidth.
+  LinkId add_memory_link(VertexId v, LinkClassId link_class);
 
   void finalize();
   bool finalized() const { return finalized_; }

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -14,6 +15,9 @@
 #include "topologies/routing.hpp"
 
 namespace collsim {
+
+// The link class of the ranks' memory links (Topology::add_memory).
+inline constexpr std::string_view kMemoryClass = "rank-memory";
 
 class Topology {
  public:
@@ -31,11 +35,21 @@ class Topology {
   std::uint32_t nics_per_node = 0;          // NICs per multi-GPU node; 0: no multi-GPU nodes
   Placement placement;
   std::vector<std::uint32_t> rank_endpoint;  // endpoint index of each rank
+  // Each endpoint's memory link (LinkKind::memory), by endpoint index; empty when the ranks'
+  // memory is not modelled. A transfer's route begins on its source's memory link (a send
+  // reads memory) and ends on its destination's (a receive writes it); the engines run a
+  // reduction across its rank's (docs/semantics.md, "The rank's memory").
+  std::vector<LinkId> memory_links;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
   VertexId vertex_of(Rank r) const { return endpoints[rank_endpoint[r]]; }
   // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
   std::uint32_t node_of(Rank r) const;
+  bool models_memory() const { return !memory_links.empty(); }
+  LinkId memory_of(Rank r) const { return memory_links.empty() ? kNoLink : memory_links[rank_endpoint[r]]; }
+  // Before the network is finalized, with the endpoints known: a memory link of
+  // `bandwidth_Bps` on every endpoint (a link class of its own, kMemoryClass; throws Error).
+  void add_memory(double bandwidth_Bps);
   // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
 

@@ -75,6 +75,7 @@ CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
   s.ping_pong = merged(runs, &CalibrationSamples::ping_pong);
   s.concurrent = merged(runs, &CalibrationSamples::concurrent);
   s.reduction = merged(runs, &CalibrationSamples::reduction);
+  s.memory_copy = merged(runs, &CalibrationSamples::memory_copy);
   for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
   return s;
 }
@@ -249,6 +250,13 @@ double shared_capacity_of(const CalibrationSamples& samples, const SizeFactorFit
   return shared;
 }
 
+// A memcpy of b bytes reads b and writes b: 2b bytes through the rank's memory, at the
+// largest size measured (out of the caches).
+double memory_bandwidth_of(const std::vector<SizeTime>& copies) {
+  if (copies.empty() || copies.back().seconds <= 0) return 0;
+  return 2.0 * double(copies.back().bytes) / copies.back().seconds;
+}
+
 }  // namespace
 
 Calibration fit_calibration(const CalibrationSamples& samples) {
@@ -266,6 +274,8 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   // reached between two measured sizes: the ping-pong itself would then miss its medians.
   c.shared_Bps_measured = c.shared_Bps;
   if (c.shared_Bps > 0) c.shared_Bps = std::max(c.shared_Bps, c.size_factors.bandwidth_Bps);
+  c.memory_Bps_measured = memory_bandwidth_of(samples.memory_copy);
+  if (c.memory_Bps_measured > 0) c.memory_Bps = std::max(c.memory_Bps_measured, c.size_factors.bandwidth_Bps);
   check_sweep_shape(c, c.unreliable_because);
   check_repeats(c.repeats, c.unreliable_because);
   check_cpu(samples, c.unreliable_because);
@@ -279,10 +289,12 @@ std::string calibration_summary(const Calibration& c) {
     return fmt::format(" [{} .. {}]", format(range.low_quartile), format(range.high_quartile));
   };
   return fmt::format(
-      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}{}; ranks on a CPU {:.0f}% of the time: {}",
+      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, memory {}{}; ranks on a CPU {:.0f}% of "
+      "the time: {}",
       format_seconds(c.link.intercept), middle_half(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
       middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
       middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
+      c.memory_Bps > 0 ? format_rate(c.memory_Bps) : "not measured",
       r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
       100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
 }
@@ -381,6 +393,18 @@ std::string reliability_comment(const Calibration& c) {
       100 * std::max(0.0, largest_drop(c.samples.ping_pong).first));
 }
 
+// A rank's memory bandwidth, where the worker measured it (docs/semantics.md, "The rank's memory").
+std::string memory_field(const Calibration& c) {
+  if (c.memory_Bps <= 0) return "";
+  std::string y = "# a rank's memory: memcpy, 2 bytes read and written per byte copied:\n" +
+                  measured_comments(c.samples.memory_copy, "");
+  if (c.memory_Bps > c.memory_Bps_measured)
+    y += fmt::format("# raised from the memcpy's {} to the fastest stretch of one flow alone: every transfer crosses it\n",
+                     format_rate(c.memory_Bps_measured));
+  return y + fmt::format("memory_bandwidth_Bps: {:.10e}  # measured by calibrate (memcpy of {})\n", c.memory_Bps,
+                         format_size(c.samples.memory_copy.back().bytes));
+}
+
 // The one field a loader reads back: whether to trust the numbers above, and why not.
 std::string reliability_field(const Calibration& c) {
   std::string y = reliability_comment(c) + fmt::format("calibration:\n  reliable: {}\n", c.reliable());
@@ -447,7 +471,7 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "gamma_s_per_byte: {:.6e}\n",
       100 * c.reduction.rms_relative_residual, residual_comments(c.samples.reduction, c.reduction, ""),
       gamma_range_comment(c.repeats), c.gamma_s_per_byte);
-  return y + reliability_field(c);
+  return y + memory_field(c) + reliability_field(c);
 }
 
 // ---- the worker's JSON ---------------------------------------------------------------------
@@ -456,6 +480,7 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   nlohmann::json j;
   for (const SizeTime& p : s.ping_pong) j["ping_pong"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.memory_copy) j["memory_copy"].push_back({p.bytes, p.seconds, p.repeats});
   for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds, c.repeats});
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
@@ -482,6 +507,7 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   CalibrationSamples s;
   s.ping_pong = size_times_from_json(j.at("ping_pong"));
   s.reduction = size_times_from_json(j.at("reduction"));
+  if (j.contains("memory_copy")) s.memory_copy = size_times_from_json(j.at("memory_copy"));
   if (j.contains("concurrent"))
     for (const auto& c : j.at("concurrent"))
       s.concurrent.push_back(

@@ -5,7 +5,8 @@
 // every point stands for the median of its repeats and keeps them. The fit is least squares
 // on t = alpha + beta b weighted by 1/t^2 (relative error: every decade of sizes counts
 // alike); gamma is the plain least-squares slope of the reduction times (large, out-of-cache
-// sizes dominate); the shared capacity is the best aggregate rate of the concurrent
+// sizes dominate); a rank's memory bandwidth is read and written bytes per second of a large
+// memcpy; the shared capacity is the best aggregate rate of the concurrent
 // exchanges (in cache and out of it) that fell short of their flows alone at the same size. Each repeat is also fitted alone. The fit is unreliable when its points lie far
 // off the line, when a parameter moves between repeats, or when the ranks did not have
 // their CPUs (bounds below). The result is a topology-form YAML (configs/README.md): one
@@ -46,6 +47,9 @@ struct CalibrationSamples {
   std::vector<SizeTime> ping_pong;   // one-way time per message size
   std::vector<ConcurrentSample> concurrent;
   std::vector<SizeTime> reduction;   // bytes reduced (dst += src), time
+  // bytes copied by one memcpy (out of cache), time; empty where the worker does not measure it
+  // (cuda; samples written before it was measured)
+  std::vector<SizeTime> memory_copy;
   std::string library;               // MPI library / CUDA runtime and driver version line
   std::string device;                // the GPU's name (cuda); empty for mpi
   // The least share of the measuring time that any measuring process spent on a CPU. Below
@@ -152,6 +156,12 @@ struct Calibration {
   // What the concurrent test's aggregate gave, before shared_Bps was raised to the fastest
   // single flow (a shared capacity no lone flow may beat).
   double shared_Bps_measured = 0;
+  // A rank's memory bandwidth, the bytes a memcpy reads and writes (2 per byte copied) over its
+  // time at the largest size, as memory_bandwidth_Bps counts them (docs/semantics.md); 0: not
+  // measured. Raised, like shared_Bps, to the fastest stretch of one flow alone, which crosses
+  // it; memory_Bps_measured is the memcpy's own.
+  double memory_Bps = 0;
+  double memory_Bps_measured = 0;
   RepeatRanges repeats;
   // Why this fit is not to be trusted, each naming the parameter, by how much, the bound and
   // what to do; empty when it is reliable.

@@ -296,3 +296,30 @@ TEST_CASE("two reductions due on one rank at exactly the same instant may run in
   REQUIRE(run_simgrid(s, *c.topology, below).time_s == Approx(flow_below).epsilon(1e-6));
   REQUIRE(run_simgrid(s, *c.topology, above).time_s == Approx(flow_above).epsilon(1e-6));
 }
+
+TEST_CASE("SimGrid equals the flow engine with the ranks' memory modelled, where it binds") {
+  // 6 GB/s of memory: below a rank's transfers and reductions together on every fabric here
+  // (a ring step reads, writes and reduces 5 bytes per byte sent), and below the reduction
+  // unit's 3/gamma = 24 GB/s, so reductions share it with transfers max-min. The reduction is
+  // a SimGrid message from the rank to itself across its memory link, capped at 3/gamma.
+  const std::string memory = "memory_bandwidth_Bps: 6.0e+9\n";
+  for (const char* name : {"ring", "2:1 fat-tree", "4 nodes of 4 GPUs"}) {
+    const Fabric& f = fabric(name);
+    cross_check({f.name + ", memory 6 GB/s", f.yaml + memory, f.endpoints}, Collective::allreduce, {2, 5, 16},
+                {1000003, 1 << 20});
+  }
+  const Fabric& nodes = fabric("4 nodes of 4 GPUs");
+  for (Collective c : {Collective::reduce_scatter, Collective::reduce, Collective::allgather})
+    cross_check({nodes.name + ", memory 6 GB/s", nodes.yaml + memory, nodes.endpoints}, c, {5, 16}, {1000003});
+}
+
+TEST_CASE("SimGrid equals the flow engine with memory and gamma 0: reductions still move their bytes") {
+  const Fabric& f = fabric("4 nodes of 4 GPUs");
+  const ClusterConfig c = cluster(f.yaml + "memory_bandwidth_Bps: 6.0e+9\n", 16);
+  for (const char* algorithm : {"ring", "two-tree", "rabenseifner", "naive"}) {
+    INFO(algorithm);
+    const Schedule s = schedule_for(algorithm, Collective::allreduce, 16, 1 << 20, c);
+    require_engines_agree(s, c, 0.0);
+    CHECK(run_flow(s, *c.topology, 0.0).time_s > run_flow(s, *cluster(f.yaml, 16).topology, 0.0).time_s);
+  }
+}

@@ -2,6 +2,7 @@
 // and the shortest-path router (topologies/routing.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -227,4 +228,21 @@ TEST_CASE("a cable to a switch split by a backplane is one cable of two links") 
   REQUIRE(net.link(up).to == in);
   REQUIRE(net.link(up + 1).from == out);
   REQUIRE(net.link(up + 1).to == host);
+}
+
+TEST_CASE("a memory link goes from an endpoint to itself, only as a memory link, and is no edge of the graph") {
+  Line g;
+  CHECK_THROWS_AS(g.net.add_link(g.a, g.a, g.fast, LinkKind::capacity), Error);
+  CHECK_THROWS_AS(g.net.add_link(g.a, g.c, g.fast, LinkKind::memory), Error);  // memory stays on its endpoint
+  const LinkId memory = g.net.add_memory_link(g.a, g.slow);
+  CHECK(g.net.link(memory).from == g.a);
+  CHECK(g.net.link(memory).to == g.a);
+  CHECK(g.net.link(memory).kind == LinkKind::memory);
+  g.net.finalize();
+  CHECK(boost::num_edges(g.net.graph()) == g.net.link_count() - 1);  // every link but the memory
+  CHECK(g.net.find_link(g.a, g.a) == kNoLink);
+  const ShortestPathRouter router(g.net);
+  std::vector<LinkId> route;
+  router.route(g.a, g.c, 0, route);
+  CHECK(std::find(route.begin(), route.end(), memory) == route.end());
 }

@@ -97,6 +97,34 @@ TEST_CASE("the calibrated config loads as a cluster and carries the fitted numbe
   CHECK_THAT(yaml, Catch::Contains("rms relative residual") && Catch::Contains("size_factors:"));
 }
 
+TEST_CASE("a measured memcpy becomes each rank's memory bandwidth, 2 bytes per byte copied, and loads") {
+  CalibrationSamples s = synthetic_samples(3e-6, 4e9, 2e-10);
+  s.memory_copy = {{64u << 20, double(64u << 20) / 8e9, {}}};  // copies 8 GB/s: reads and writes 16 GB/s
+  const Calibration c = fit_calibration(s);
+  CHECK(c.memory_Bps_measured == Approx(16e9).epsilon(1e-12));
+  CHECK(c.memory_Bps == c.memory_Bps_measured);  // above the fastest stretch of one flow (4 GB/s)
+  const std::string yaml = calibrated_config_yaml(c, "cpu-test", 2);
+  CHECK_THAT(yaml, Catch::Contains("memory_bandwidth_Bps: 1.6") && Catch::Contains("measured by calibrate"));
+  const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
+  REQUIRE(cluster.topology->models_memory());
+  CHECK(cluster.topology->network.link(cluster.topology->memory_of(1)).bandwidth_Bps == Approx(16e9).epsilon(1e-9));
+  // Without a memcpy (a GPU worker, older samples) the YAML has no memory: the model as before.
+  const std::string without = calibrated_config_yaml(fit_calibration(synthetic_samples(3e-6, 4e9, 2e-10)), "cpu-test", 2);
+  CHECK_THAT(without, !Catch::Contains("memory_bandwidth_Bps"));
+  CHECK_FALSE(parse_cluster_config(without, "calibrated").topology->models_memory());
+  // A memcpy slower than one message alone is raised to it: every message crosses the memory.
+  s.memory_copy = {{64u << 20, double(64u << 20) / 1e9, {}}};
+  const Calibration slow = fit_calibration(s);
+  CHECK(slow.memory_Bps == Approx(slow.size_factors.bandwidth_Bps).epsilon(1e-12));
+  CHECK_THAT(calibrated_config_yaml(slow, "cpu-test", 2), Catch::Contains("raised from the memcpy's 2 GB/s"));
+  // Its repeats merge and survive the worker's JSON like every other point.
+  std::vector<CalibrationSamples> runs(3, s);
+  runs[1].memory_copy[0].seconds *= 1.1;
+  const CalibrationSamples merged = merge_repeats(runs);
+  CHECK(merged.memory_copy[0].repeats.size() == 3);
+  CHECK(calibration_samples_from_json(to_json(merged)).memory_copy[0].repeats == merged.memory_copy[0].repeats);
+}
+
 TEST_CASE("a GPU calibration is one GPU's virtual ranks, named after the GPU, and loads") {
   CalibrationSamples s = synthetic_samples(4e-6, 1.2e12, 3e-13);
   s.library = "CUDA runtime 13.0, driver API 13.0";

@@ -1,10 +1,11 @@
-// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop, and how
+// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop, memcpy, and how
 // much of the time the ranks had a CPU.
 #include "validate/mpi/mpi_calibration.hpp"
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "collectives/error.hpp"
@@ -137,6 +138,25 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
   return points;
 }
 
+// One memcpy of the largest size (out of the caches, as the large reductions are), on rank 0:
+// what a rank's memory gives a copy, which reads and writes every byte.
+std::vector<SizeTime> measure_memory_copy(const CalibrationPlan& plan) {
+  if (world_rank() != 0) return {};
+  const std::uint64_t bytes = std::max<std::uint64_t>(plan.max_bytes, 4096);
+  std::vector<char> src(bytes, 3), dst(bytes, 0);  // both written: their pages exist before the clock runs
+  const double start = MPI_Wtime();
+  std::memcpy(dst.data(), src.data(), bytes);
+  const int reps = repetitions_for(MPI_Wtime() - start, plan.seconds_per_point / kRounds);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) {
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < reps; ++i) std::memcpy(dst.data(), src.data(), bytes);
+    rounds.push_back((MPI_Wtime() - t0) / reps);
+  }
+  if (dst[bytes - 1] != src[bytes - 1]) throw Error("memory copy calibration: the copy did not arrive");
+  return {{bytes, median_of(rounds), {}}};
+}
+
 // The least share of the time any rank had a CPU, on every rank. Waiting ranks spin (Open
 // MPI polls shared memory), so less than all of it means other processes took the cores.
 double least_on_cpu_fraction(const ThreadCpuShare& clock) {
@@ -155,6 +175,7 @@ CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
   s.ping_pong = measure_ping_pong(plan);
   s.concurrent = measure_concurrent(plan);
   s.reduction = measure_reduction(plan);
+  s.memory_copy = measure_memory_copy(plan);
   MPI_Barrier(MPI_COMM_WORLD);
   s.on_cpu_fraction = least_on_cpu_fraction(clock);
   return s;

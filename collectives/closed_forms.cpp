@@ -167,6 +167,15 @@ std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const 
   return intra_rs + inter_ar + intra_ag;
 }
 
+// Segment k goes up at its GPU's port (a + m b each, back to back) and comes down once all P
+// have arrived; the last segment's multicast ends the run, or the multicasts set the pace when
+// they are the slower way.
+std::optional<double> nvls(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  const LinkCost& link = cost.link(0, ranks - 1);  // inside the node
+  const double s = std::max<std::uint32_t>(segments, 1), hop = link.alpha_s + n / s * link.beta_s_per_byte;
+  return (s + 1) * hop;
+}
+
 }  // namespace closed_forms
 
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {
@@ -52,12 +55,12 @@ class RoutedPairs {
 // `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks.
 template <class LinkOf>
 AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, const AnalyticOptions& options) {
-  const Rank ranks = s.info().ranks;
+  const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
-  std::vector<Resource> send_port(ranks), recv_port(ranks), reducer(ranks);
+  std::vector<Resource> send_port(info.endpoints()), recv_port(info.endpoints()), reducer(info.endpoints());
   AnalyticResult result;
-  result.rank_finish_s.assign(ranks, 0.0);
+  result.rank_finish_s.assign(info.endpoints(), 0.0);
 
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer t = s.transfer(id);
@@ -71,15 +74,14 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
       }
     double arrival = start;
     if (!t.is_local()) {
-      if (options.one_port) {
-        send_port[t.src].raise(start, why);
-        recv_port[t.dst].raise(start, why);
-      }
+      // A switch reducer has a port per GPU: the one-port model binds ranks only.
+      if (options.one_port && !info.is_reducer(t.src)) send_port[t.src].raise(start, why);
+      if (options.one_port && !info.is_reducer(t.dst)) recv_port[t.dst].raise(start, why);
       arrival = start + link(t.src, t.dst, bytes).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
-    if (t.op == Op::reduce) {
+    if (t.op == Op::reduce && !is_in_network_reduction(info, t)) {  // a switch's reduction is its link
       reducer[t.dst].raise(finish, why);
       finish += double(bytes) * gamma_s_per_byte;
       reducer[t.dst] = {finish, id};
@@ -90,6 +92,7 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
     result.rank_finish_s[t.dst] = std::max(result.rank_finish_s[t.dst], finish);
   }
 
+  result.rank_finish_s.resize(info.ranks);
   if (s.size() == 0) return result;
   TransferId last = TransferId(std::max_element(done.begin(), done.end()) - done.begin());
   result.time_s = done[last];
@@ -101,6 +104,9 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, double gamma_s_per_byte, co
 }  // namespace
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
+  if (s.info().reducers > 0)
+    throw Error(fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node "
+                            "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
   return run(s, link, cost.gamma_s_per_byte, options);
@@ -108,6 +114,7 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
+  topology.check_reducers(s);
   return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma_s_per_byte, options);
 }
 

@@ -42,7 +42,8 @@ class Run {
   Run(const Schedule& schedule, const Topology& topology, double gamma, const Protocol& protocol)
       : schedule_(schedule), network_(topology.network), protocol_(protocol), gamma_(gamma), channel_of_(schedule.size(), kLocal),
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
-        ranks_(schedule.info().ranks), inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
+        ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
+        bell_rung_(schedule.info().endpoints(), false) {
     open_channels(topology);
     index_successors();
     plan_ranks();
@@ -75,8 +76,12 @@ class Run {
   Rank owner(TransferId id) const { return schedule_.transfer(id).src; }
 
   // A copy is done when it arrives; a reduction when the receiver has reduced it (at once
-  // with gamma 0). Local transfers arrive when they are ready.
-  bool done_at_arrival(TransferId id) const { return schedule_.transfer(id).op == Op::copy || gamma_ == 0; }
+  // with gamma 0, and into a switch reducer, whose reduction is its link). Local transfers
+  // arrive when they are ready.
+  bool done_at_arrival(TransferId id) const {
+    const Transfer x = schedule_.transfer(id);
+    return x.op == Op::copy || gamma_ == 0 || schedule_.info().is_reducer(x.dst);
+  }
 
   // The rank that hands the dependency `from` -> `to` on: one that sees `from` complete.
   // Both ends see a network copy arrive; the sender takes the edges to its own transfers.

@@ -31,16 +31,30 @@ class Topology {
   std::uint32_t nics_per_node = 0;          // NICs per multi-GPU node; 0: no multi-GPU nodes
   Placement placement;
   std::vector<std::uint32_t> rank_endpoint;  // endpoint index of each rank
+  // In-network reduction: node n's reducing switch (`reduction: nvls`), or none. A schedule's
+  // reducer k (id ranks() + k) is node k's (collectives/schedule.hpp: the algorithm's
+  // convention); routes to and from reducers are shortest paths on the network.
+  std::vector<VertexId> node_reducers;
+  std::string node_reduction;  // "nvls" where node_reducers is not empty
+  std::unique_ptr<Router> reducer_router;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
-  VertexId vertex_of(Rank r) const { return endpoints[rank_endpoint[r]]; }
+  // A rank's endpoint, or for ids from ranks() on the reducer's vertex.
+  VertexId vertex_of(Rank r) const {
+    return r < ranks() ? endpoints[rank_endpoint[r]] : node_reducers[r - ranks()];
+  }
   // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
   std::uint32_t node_of(Rank r) const;
   // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
+  // Either end may be a reducer (an id from ranks() on).
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
 
   // After the network is finalized and the router made: place `ranks` ranks (throws Error).
   void place(const Placement& placement, Rank ranks);
+
+  // Throws Error unless the schedule's reducers exist here and every transfer between a rank
+  // and reducer k stays on node k: "nvls needs ...", naming the problem and what to do.
+  void check_reducers(const Schedule& schedule) const;
 };
 
 }  // namespace collsim

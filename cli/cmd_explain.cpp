@@ -36,12 +36,13 @@ std::string join(const std::vector<Rank>& v) {
   return s.empty() ? "none" : s;
 }
 
-void print_state(const std::vector<std::vector<std::string>>& state) {
+void print_state(const ScheduleInfo& info, const std::vector<std::vector<std::string>>& state) {
   std::size_t width = 2;
   for (const auto& row : state)
     for (const auto& cell : row) width = std::max(width, cell.size());
+  const std::size_t label = info.reducers > 0 ? 10 : 7;  // "switch 0" is wider than "gpu 0"
   for (std::size_t r = 0; r < state.size(); ++r) {
-    fmt::print("  gpu {:<3}", r);
+    fmt::print("  {:<{}}", endpoint_name(info, Rank(r)), label);
     std::string row;
     for (const auto& cell : state[r]) row += fmt::format(" {:<{}}", cell, width);
     while (!row.empty() && row.back() == ' ') row.pop_back();
@@ -58,9 +59,9 @@ std::string rank_activity(const Schedule& s, const Explanation& x, const Explain
     if (t.is_local() && t.dst == r)
       add(fmt::format("reduces {} into {}", describe_chunk(s, x, t.src_chunk), describe_chunk(s, x, t.dst_chunk)));
     else if (!t.is_local() && t.src == r)
-      add(fmt::format("sends {} to gpu {}", describe_chunk(s, x, t.src_chunk), t.dst));
+      add(fmt::format("sends {} to {}", describe_chunk(s, x, t.src_chunk), endpoint_name(s.info(), t.dst)));
     else if (!t.is_local() && t.dst == r)
-      add(fmt::format("receives {} from gpu {}{}", describe_chunk(s, x, t.dst_chunk), t.src,
+      add(fmt::format("receives {} from {}{}", describe_chunk(s, x, t.dst_chunk), endpoint_name(s.info(), t.src),
                       t.op == Op::reduce ? " and reduces it" : ""));
   }
   return line;
@@ -111,14 +112,15 @@ void print_text(const Schedule& s, const Explanation& x) {
   print_channels(s, x);
   print_trees(s);
   fmt::print("initial state\n");
-  print_state(x.initial);
+  print_state(info, x.initial);
   for (const ExplainedStep& step : x.steps) {
     const std::string label = step.phase + (step.phase.empty() || step.slice.empty() ? "" : "; ") + step.slice;
     fmt::print("\nstep {}{}\n", step.step, label.empty() ? "" : " (" + label + ")");
-    for (Rank r = 0; r < info.ranks; ++r)
-      if (std::string line = rank_activity(s, x, step, r); !line.empty()) fmt::print("  gpu {} {}\n", r, line);
+    for (Rank r = 0; r < info.endpoints(); ++r)
+      if (std::string line = rank_activity(s, x, step, r); !line.empty())
+        fmt::print("  {} {}\n", endpoint_name(info, r), line);
     fmt::print("state after step {}\n", step.step);
-    print_state(step.state);
+    print_state(info, step.state);
   }
 }
 

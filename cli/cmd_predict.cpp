@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
 #include "cli/commands.hpp"
@@ -149,10 +150,16 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     fmt::print("{}\n\n", describe_links(c.cost));
   }
   if (o.protocol != "simple") fmt::print("{}\n\n", describe_protocol(o.protocol));
-  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end())
-    fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple, by the {} engine (column proto; "
-               "algorithm shows the choice)\n\n",
-               fmt::join(nccl_candidates(r.collective), ", "), r.engine);
+  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
+    std::vector<std::string_view> between_ranks, in_network;
+    for (std::string_view a : nccl_candidates(r.collective))
+      (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
+    const bool reduces = r.topology && !r.topology->node_reducers.empty() && !in_network.empty();
+    fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
+               "proto; algorithm shows the choice)\n\n",
+               fmt::join(between_ranks, ", "), reduces ? " and of nvls (one node) and nvls-tree (nodes) with Simple" : "",
+               r.engine);
+  }
 }
 
 // "channels: ring 8, two-tree 8 (...)" where some run more than one, before the rows.

@@ -72,7 +72,8 @@ void list_algorithms(Format format) {
     for (const AlgorithmEntry& a : algorithm_table()) {
       std::vector<std::string> cs;
       for (Collective c : a.collectives) cs.emplace_back(to_string(c));
-      out.push_back({{"name", a.name}, {"collectives", cs}, {"pipelined", a.pipelined}, {"summary", a.summary}});
+      out.push_back({{"name", a.name}, {"collectives", cs}, {"pipelined", a.pipelined}, {"summary", a.summary},
+                     {"in_network", a.in_network != InNetwork::none}});
     }
     std::cout << out.dump(2) << '\n';
     return;
@@ -80,7 +81,9 @@ void list_algorithms(Format format) {
   for (const AlgorithmEntry& a : algorithm_table()) {
     std::string cs;
     for (Collective c : a.collectives) cs += (cs.empty() ? "" : ", ") + std::string(to_string(c));
-    fmt::print("{:<19} {}\n{:<19} collectives: {}{}\n", a.name, a.summary, "", cs, a.pipelined ? "; pipelined (--segments)" : "");
+    fmt::print("{:<19} {}\n{:<19} collectives: {}{}{}\n", a.name, a.summary, "", cs,
+               a.pipelined ? "; pipelined (--segments)" : "",
+               a.in_network != InNetwork::none ? "; needs node switches that reduce (nodes: reduction: nvls)" : "");
   }
 }
 

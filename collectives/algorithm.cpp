@@ -42,6 +42,17 @@ ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
   return {transfers, elements, transfers + 2.0 * r.ranks * elements};
 }
 // A node's G chunks are cut into S slices, and each slice into M rail pieces: P S elements.
+// Every rank sends each of its S segments up and gets it back: 2 P S transfers.
+ScheduleSize nvls_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * r.segments, cut(r, r.segments)); }
+
+// Per node and segment: G parts reduced by G GPUs and handed to their owner, then written
+// back and copied to the G - 1 others; the tree across nodes sends each part's segment up to
+// 3 times per rank. The tree's staging slots are cut like the data.
+ScheduleSize nvls_tree_size(const ScheduleRequest& r) {
+  const double g = std::max<Rank>(r.ranks_per_node, 1);
+  return one_pass(r.ranks * r.segments * (2 * g + 5), 3 * cut(r, g * r.segments));
+}
+
 ScheduleSize hierarchical_size(const ScheduleRequest& r) {
   const double g = std::max<Rank>(r.ranks_per_node, 1);
   return one_pass(2.0 * r.ranks * (g + r.ranks / g) * r.segments, cut(r, double(r.ranks) * r.segments));
@@ -143,16 +154,34 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .needs_ranks_per_node = true,
        .sliced_steps = true,
        .closed_form = closed_forms::hierarchical_ring},
+      {.name = "nvls",
+       .summary = "NVLink SHARP inside one node: every GPU reduces into the NVSwitch, which multicasts the sum (NCCL)",
+       .collectives = {allreduce},
+       .generate = algorithms::nvls,
+       .size_bound = nvls_size,
+       .pipelined = true,
+       .closed_form = closed_forms::nvls,
+       .in_network = InNetwork::node_switch,
+       .within_one_node = true},
+      {.name = "nvls-tree",
+       .summary = "NVLS reduce-scatter in each node, binary tree across nodes per rail, NVLS multicast back (NCCL)",
+       .collectives = {allreduce},
+       .generate = algorithms::nvls_tree,
+       .size_bound = nvls_tree_size,
+       .pipelined = true,
+       .needs_ranks_per_node = true,
+       .in_network = InNetwork::node_switch},
   };
   return table;
 }
 
 bool AlgorithmEntry::runs_on(Rank ranks, Rank ranks_per_node) const {
+  if (within_one_node && ranks_per_node > 0 && ranks > ranks_per_node) return false;
   return !needs_ranks_per_node || (ranks_per_node > 0 && ranks % ranks_per_node == 0);
 }
 
 std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
-                                                Rank ranks_per_node) {
+                                                Rank ranks_per_node, bool switches_reduce) {
   const bool every = names.size() == 1 && (names[0] == "all" || names[0] == "auto");
   std::vector<std::string> out;
   if (!every) {
@@ -165,7 +194,9 @@ std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& 
     return out;
   }
   for (const AlgorithmEntry& a : algorithm_table())
-    if (a.supports(collective) && a.runs_on(ranks, ranks_per_node)) out.emplace_back(a.name);
+    if (a.supports(collective) && a.runs_on(ranks, ranks_per_node) &&
+        (a.in_network == InNetwork::none || switches_reduce))
+      out.emplace_back(a.name);
   return out;
 }
 
@@ -194,7 +225,7 @@ void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest&
   std::vector<std::string_view> fitting;
   for (const AlgorithmEntry& a : algorithm_table())
     if (a.supports(request.collective) && a.runs_on(request.ranks, request.ranks_per_node) &&
-        size_problem(estimated_size(a, request), request.ranks).empty())
+        a.in_network == InNetwork::none && size_problem(estimated_size(a, request), request.ranks).empty())
       fitting.push_back(a.name);
   throw Error(fmt::format("{} {} on {} ranks of {} bytes is too large to build: {}; use fewer ranks{}{}", algorithm.name,
                           to_string(request.collective), request.ranks, request.bytes, problem,

@@ -56,6 +56,12 @@ using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, 
 // The trees a tree algorithm's schedule follows, for explain and the pictures.
 using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
 
+// What an algorithm needs of the network's switches: nothing, or a switch that reduces
+// (in-network reduction) in each node it runs on: reducer n of its schedules is node n's
+// switch (collectives/schedule.hpp). Such algorithms run only where the cluster says its
+// switches reduce, and "all" lists them only there.
+enum class InNetwork : std::uint8_t { none, node_switch };
+
 // One algorithm and what the rest of collsim needs to know of it. Adding an algorithm: its
 // file in algorithms/ and one entry in algorithm.cpp.
 struct AlgorithmEntry {
@@ -71,6 +77,8 @@ struct AlgorithmEntry {
   bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp), allreduce
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
+  InNetwork in_network = InNetwork::none;
+  bool within_one_node = false;       // all its ranks on one node (nvls): with nodes, P <= ranks_per_node
 
   bool supports(Collective c) const;
   // Whether it can run on `ranks` ranks, `ranks_per_node` to a node (0: no nodes).
@@ -85,8 +93,9 @@ std::vector<std::string_view> algorithms_for(Collective collective);
 
 // The algorithms a request names, checked: "all" and "auto" become every algorithm of the
 // collective that runs on these ranks; other names must exist and implement the collective.
+// In-network algorithms (InNetwork) are among "all" only when `switches_reduce`.
 std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
-                                                Rank ranks_per_node);
+                                                Rank ranks_per_node, bool switches_reduce = false);
 
 // The size bound of `algorithm` for this request (its default segments filled in).
 ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request);

@@ -62,9 +62,12 @@ void validate_transfer(const Schedule& s, TransferId id, const ElementMap& eleme
   const ScheduleInfo& info = s.info();
   const Transfer t = s.transfer(id);
   const auto& chunks = s.chunks();
-  if (t.src >= info.ranks || t.dst >= info.ranks)
-    throw Error(fmt::format("transfer {} names rank {} but the schedule has {} ranks", id,
-                            std::max(t.src, t.dst), info.ranks));
+  if (t.src >= info.endpoints() || t.dst >= info.endpoints())
+    throw Error(fmt::format("transfer {} names rank {} but the schedule has {} ranks{}", id, std::max(t.src, t.dst),
+                            info.ranks, info.reducers ? fmt::format(" and {} switch reducers", info.reducers) : ""));
+  if (t.is_local() && info.is_reducer(t.src))
+    throw Error(fmt::format("transfer {} is local to switch reducer {}: a switch reduces what arrives, it has no "
+                            "local reductions", id, t.src));
   if (t.src_chunk >= chunks.size() || t.dst_chunk >= chunks.size())
     throw Error(fmt::format("transfer {} names chunk {} but the schedule has {} chunks", id,
                             std::max(t.src_chunk, t.dst_chunk), chunks.size()));
@@ -121,7 +124,8 @@ class SymbolicRun {
  public:
   SymbolicRun(const Schedule& s, const CheckOptions& options)
       : s_(s), info_(s.info()), elements_(with_output_bounds(s)), exact_(info_.ranks <= options.exact_up_to),
-        log_(info_.ranks, elements_.count()), value_(std::size_t(info_.ranks) * elements_.count()) {
+        log_(info_.ranks, elements_.count(), info_.reducers),
+        value_(std::size_t(info_.endpoints()) * elements_.count()) {
     for (Rank r = 0; r < info_.ranks; ++r) {
       weight_.push_back(exact_ ? (1ull << r) : (splitmix64(options.seed + r) | 1));
       everyone_.sum += weight_.back();
@@ -178,6 +182,12 @@ class SymbolicRun {
  private:
   Contribution read(TransferId id, Rank rank, std::uint32_t e) {
     const std::size_t slot = log_.slot(rank, e);
+    log_.for_each_accumulated(slot, [&](TransferId w) {
+      if (!happens_before(w, id))
+        throw Error(fmt::format("{} reads {} of switch reducer {} before {} has reduced into them, without a "
+                                "dependency path between them (multicast before every reduction)",
+                                describe(s_, id), bytes_of(elements_, e), rank, describe(s_, w)));
+    });
     const TransferId writer = log_.last_writer(slot);
     if (writer != kNoTransfer && !happens_before(writer, id))
       throw Error(fmt::format("{} reads {} of rank {} that {} writes, without a dependency path between them "
@@ -197,7 +207,10 @@ class SymbolicRun {
                                 "them (write after read)", describe(s_, id), bytes_of(elements_, e), t.dst, describe(s_, r)));
     });
     const TransferId writer = log_.last_writer(slot);
-    if (readers == 0 && writer != kNoTransfer && !happens_before(writer, id))
+    // In-network reductions into the same bytes commute: only one after a copy needs an order.
+    const bool in_network = is_in_network_reduction(info_, t);
+    const bool accumulating = in_network && log_.for_each_accumulated(slot, [](TransferId) {}) > 0;
+    if (readers == 0 && !accumulating && writer != kNoTransfer && !happens_before(writer, id))
       throw Error(fmt::format("{} and {} both write {} of rank {} without a dependency path between them "
                               "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(elements_, e), t.dst));
     Contribution& v = value_[slot];
@@ -211,7 +224,10 @@ class SymbolicRun {
       v.sum = exact_ ? (v.sum | incoming.sum) : v.sum + incoming.sum;
       v.count += incoming.count;
     }
-    log_.record_write(slot, id);
+    if (in_network)
+      log_.record_accumulate(slot, id);
+    else
+      log_.record_write(slot, id);
   }
 
   // True when a dependency path leads from `a` to `b` (a < b). Direct dependencies answer
@@ -275,6 +291,8 @@ void validate_structure(const Schedule& s) {
   const ScheduleInfo& info = s.info();
   if (info.ranks == 0) throw Error("schedule has 0 ranks");
   if (info.root >= info.ranks) throw Error(fmt::format("root {} is not one of the {} ranks", info.root, info.ranks));
+  if (info.reducers > kMaxRanks)
+    throw Error(fmt::format("schedule names {} switch reducers, more than the {} allowed", info.reducers, kMaxRanks));
   const std::uint64_t space = info.address_space();
   for (std::size_t c = 0; c < s.chunks().size(); ++c) {
     const ByteRange r = s.chunks()[c];

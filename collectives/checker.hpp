@@ -6,6 +6,8 @@
 //  2. hazards: every pair of conflicting accesses to the same bytes of a rank (write/read,
 //     read/write, write/write) is ordered by a dependency path — nothing is read before it
 //     arrives or overwritten before it has been sent, whatever order an executor picks;
+//     in-network reductions into a switch reducer's bytes need no order among themselves,
+//     but every read of those bytes (the multicast) must follow each of them;
 //  3. the collective's postcondition: every output byte holds each contribution exactly once.
 // Contributions are exact sets (one bit per rank) for P <= 64, and for larger P a signature:
 // a random 64-bit weight per rank summed with wrap-around, plus a count, so P = 4096 checks

@@ -46,6 +46,15 @@ struct ResourceBounds {
 ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
                                Ports ports) {
   if (ranks <= 1 || bytes == 0) return {};
+  if (ports == Ports::none_switches_reduce) {
+    // A switch may reduce: a rank's contribution to each byte still leaves it once, and the
+    // result enters once (N each way for allreduce), and no rank need reduce anything.
+    const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, Ports::none);
+    if (collective != Collective::allreduce) return {b.port, 0};
+    const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
+    const double beta = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
+    return {a + double(bytes) * beta, 0};
+  }
   const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
   const double b = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
   const double n = double(bytes), share = (ranks - 1.0) / ranks;
@@ -170,6 +179,15 @@ std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const 
   const double inter_ar = (m - 1) * (2 * out.alpha_s + rail_chunk * (2 * out.beta_s_per_byte + cost.gamma_s_per_byte));
   const double intra_ag = (g - 1) * (in.alpha_s + node_chunk * in.beta_s_per_byte);
   return intra_rs + inter_ar + intra_ag;
+}
+
+// Segment k goes up at its GPU's port (a + m b each, back to back) and comes down once all P
+// have arrived; the last segment's multicast ends the run, or the multicasts set the pace when
+// they are the slower way.
+std::optional<double> nvls(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  const LinkCost& link = cost.link(0, ranks - 1);  // inside the node
+  const double s = std::max<std::uint32_t>(segments, 1), hop = link.alpha_s + n / s * link.beta_s_per_byte;
+  return (s + 1) * hop;
 }
 
 }  // namespace closed_forms

@@ -7,6 +7,10 @@
 //   rabenseifner       2 lg P a + 2(P-1)/P N b + (P-1)/P N g
 //   binomial           2 lg P a + 2 lg P N b + lg P N g          (reduce + broadcast)
 //   naive              2(P-1)(a + N b) + (P-1) N g              (seed 000's single reducer)
+//   nvls               (S + 1)(a + N/S b)                         (the switch reduces: no g; S segments
+//                      up and down, pipelined; a, b of a GPU's route to the switch and back, taken
+//                      as the node's GPU-to-GPU link: exact when the switch adds no latency and
+//                      reduces at least at the GPU link's rate)
 //   lower bound        ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g (Patarasuk & Yuan 2009;
 //                      a max of its port and reducer parts when reduction overlaps transfers)
 // For P not a power of two, recursive doubling and Rabenseifner fold (fold.hpp): one extra
@@ -39,6 +43,7 @@ std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, 
                                    std::uint32_t segments);
 std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost,
                                         std::uint32_t segments);
+std::optional<double> nvls(Collective collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments);
 }  // namespace closed_forms
 
 // nullopt when the algorithm has no closed form for this collective / model (its table entry).
@@ -48,7 +53,9 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
 
 // How a rank's messages share it: one port (the analytic engine: one message at a time each
 // way, in issue order) or none (the flow engine and SimGrid: any number at once, sharing links).
-enum class Ports : std::uint8_t { one, none };
+// none_switches_reduce: no ports, and switches that reduce in the network (NVLS): an allreduce
+// then moves N bytes each way per rank at least, not 2(P-1)/P N, and no rank need reduce.
+enum class Ports : std::uint8_t { one, none, none_switches_reduce };
 
 // Lower bound on any schedule's time: the busier of a rank's ports (for allreduce
 // ceil(lg P) a + 2(P-1)/P N b with one port; a + 2(P-1)/P N b without ports, where start-ups

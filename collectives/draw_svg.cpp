@@ -64,7 +64,8 @@ struct Grid {
   double step_width;
   double row_height;
   std::uint32_t steps;
-  Rank ranks;
+  Rank ranks;  // rows: the ranks, then the switch reducers
+  Rank reducers;
 
   double x(std::uint32_t step) const { return kLeft + step * step_width; }
   double y(Rank rank) const { return kTop + (rank + 0.5) * row_height; }
@@ -74,8 +75,8 @@ struct Grid {
 
 Grid make_grid(const Schedule& s) {
   const std::uint32_t steps = std::max<std::uint32_t>(s.step_count(), 1);
-  const Rank ranks = s.info().ranks;
-  return {std::clamp(1400.0 / steps, 24.0, 90.0), std::clamp(720.0 / ranks, 14.0, 36.0), steps, ranks};
+  const Rank rows = s.info().endpoints();
+  return {std::clamp(1400.0 / steps, 24.0, 90.0), std::clamp(720.0 / rows, 14.0, 36.0), steps, rows, s.info().reducers};
 }
 
 std::string markers() {
@@ -133,10 +134,13 @@ std::string column_labels(const Schedule& s, const Grid& g) {
 
 std::string rank_rows(const Grid& g) {
   std::string out = "<g class=\"rows\" font-size=\"12\">\n";
-  for (Rank r = 0; r < g.ranks; ++r)
-    out += fmt::format("  <line class=\"rank-row\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-                       "stroke=\"#bbbbbb\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">rank {5}</text>\n",
-                       kLeft, g.y(r), g.x(g.steps), kLeft - 8, g.y(r) + 4, r);
+  for (Rank r = 0; r < g.ranks; ++r) {
+    const bool reducer = r + g.reducers >= g.ranks;
+    out += fmt::format("  <line class=\"{5}-row\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                       "stroke=\"#bbbbbb\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5} {6}</text>\n",
+                       kLeft, g.y(r), g.x(g.steps), kLeft - 8, g.y(r) + 4, reducer ? "switch" : "rank",
+                       reducer ? r - (g.ranks - g.reducers) : r);
+  }
   for (std::uint32_t step = 0; step <= g.steps; ++step)
     out += fmt::format("  <line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n",
                        g.x(step), kTop, g.bottom());

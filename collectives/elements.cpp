@@ -31,12 +31,14 @@ std::uint32_t ElementMap::element_at(std::uint64_t offset) const {
   return static_cast<std::uint32_t>(it - bounds_.begin());
 }
 
-AccessLog::AccessLog(Rank ranks, std::uint32_t elements)
+AccessLog::AccessLog(Rank ranks, std::uint32_t elements, Rank reducers)
     : elements_(elements),
-      last_writer_(std::size_t(ranks) * elements, kNoTransfer),
-      reader_head_(std::size_t(ranks) * elements, kNone) {}
+      first_reducer_slot_(std::size_t(ranks) * elements),
+      last_writer_((std::size_t(ranks) + reducers) * elements, kNoTransfer),
+      reader_head_((std::size_t(ranks) + reducers) * elements, kNone),
+      accumulated_head_(std::size_t(reducers) * elements, kNone) {}
 
-void AccessLog::record_read(std::size_t slot, TransferId reader) {
+void AccessLog::push(std::uint32_t& head, TransferId transfer) {
   std::uint32_t node;
   if (free_ != kNone) {
     node = free_;
@@ -45,19 +47,36 @@ void AccessLog::record_read(std::size_t slot, TransferId reader) {
     node = static_cast<std::uint32_t>(pool_.size());
     pool_.push_back({});
   }
-  pool_[node] = {reader, reader_head_[slot]};
-  reader_head_[slot] = node;
+  pool_[node] = {transfer, head};
+  head = node;
 }
 
-void AccessLog::record_write(std::size_t slot, TransferId writer) {
-  std::uint32_t i = reader_head_[slot];
-  while (i != kNone) {  // recycle the readers list
+void AccessLog::recycle(std::uint32_t& head) {
+  std::uint32_t i = head;
+  while (i != kNone) {
     const std::uint32_t next = pool_[i].next;
     pool_[i].next = free_;
     free_ = i;
     i = next;
   }
-  reader_head_[slot] = kNone;
+  head = kNone;
+}
+
+void AccessLog::record_read(std::size_t slot, TransferId reader) { push(reader_head_[slot], reader); }
+
+void AccessLog::record_write(std::size_t slot, TransferId writer) {
+  recycle(reader_head_[slot]);
+  if (slot >= first_reducer_slot_) recycle(accumulated_head_[slot - first_reducer_slot_]);
+  last_writer_[slot] = writer;
+}
+
+void AccessLog::record_accumulate(std::size_t slot, TransferId writer) {
+  std::uint32_t& accumulated = accumulated_head_[slot - first_reducer_slot_];
+  if (reader_head_[slot] != kNone) {  // read since: a new accumulation
+    recycle(reader_head_[slot]);
+    recycle(accumulated);
+  }
+  push(accumulated, writer);
   last_writer_[slot] = writer;
 }
 

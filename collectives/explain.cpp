@@ -42,7 +42,7 @@ Explanation explain_schedule(const Schedule& s) {
                             kMaxNamedElements, data_elements));
 
   Explanation x;
-  std::vector<std::vector<std::string>> cells(info.ranks, std::vector<std::string>(elements.count()));
+  std::vector<std::vector<std::string>> cells(info.endpoints(), std::vector<std::string>(elements.count()));
   for (std::uint32_t e = 0; e < elements.count(); ++e) {
     const std::string name = element_name(data_element_of(info, elements, elements.range(e).offset));
     if (e < data_elements) {
@@ -53,8 +53,8 @@ Explanation explain_schedule(const Schedule& s) {
       if (info.holds_input(r, elements.range(e))) cells[r][e] = name + std::to_string(r);
   }
   auto snapshot = [&] {
-    std::vector<std::vector<std::string>> out(info.ranks);
-    for (Rank r = 0; r < info.ranks; ++r)
+    std::vector<std::vector<std::string>> out(info.endpoints());
+    for (Rank r = 0; r < info.endpoints(); ++r)
       for (std::uint32_t e = 0; e < data_elements; ++e) out[r].push_back(cells[r][e].empty() ? "-" : cells[r][e]);
     return out;
   };
@@ -85,6 +85,10 @@ Explanation explain_schedule(const Schedule& s) {
     x.steps.push_back(std::move(step));
   }
   return x;
+}
+
+std::string endpoint_name(const ScheduleInfo& info, Rank id) {
+  return info.is_reducer(id) ? fmt::format("switch {}", id - info.ranks) : fmt::format("gpu {}", id);
 }
 
 std::string describe_chunk(const Schedule& s, const Explanation& x, ChunkId chunk) {

@@ -68,6 +68,7 @@ nlohmann::json explanation_json(const Schedule& s, const Explanation& x) {
                      {"ranks", s.info().ranks}, {"bytes", s.info().bytes}, {"slices", x.slices}, {"chunks", x.element_names},
                      {"initial", x.initial}, {"steps", steps}, {"trees", trees}};
   if (!x.channel_orders.empty()) out["channel_orders"] = x.channel_orders;  // one channel: absent, as before
+  if (s.info().reducers > 0) out["reducers"] = s.info().reducers;  // rows after the ranks' in every state
   return out;
 }
 

@@ -68,7 +68,7 @@ double bus_bandwidth_factor(Collective collective, Rank ranks) {
 }
 
 bool ScheduleInfo::holds_input(Rank rank, ByteRange range) const {
-  if (range.offset >= bytes) return false;
+  if (range.offset >= bytes || is_reducer(rank)) return false;
   switch (collective) {
     case Collective::allgather: {
       const ByteRange block = part_of(data(), ranks, rank);

@@ -19,6 +19,14 @@
 //  * `step` is a teaching label: the time slot of the algorithm's idealised synchronous
 //    schedule. Phases name ranges of steps ("reduce-scatter", "allgather", ...).
 //
+// In-network reduction: a schedule may name `reducers` switch endpoints beyond its P ranks,
+// ids P .. P+R-1. A reducer has an address space like a rank's, holds no input and is not
+// part of the postcondition. A `reduce` transfer into a reducer is an in-network reduction:
+// reductions into the same bytes of a reducer commute (the switch accumulates them), so
+// they need no order among themselves, but every read of those bytes (the multicast back)
+// must follow every reduction into them. Which switch reducer k is, is the algorithm's
+// convention (nvls: reducer n is node n's NVSwitch), so this folder needs no topology.
+//
 // Storage is struct-of-arrays with dependencies in CSR form, so ring allreduce on 4096 ranks
 // (33.5 M transfers) fits in about 1.2 GB.
 #pragma once
@@ -70,13 +78,18 @@ struct ScheduleInfo {
   std::uint32_t segments = 1;       // pipelining, where the algorithm has it
   std::uint32_t ranks_per_node = 0; // hierarchical algorithms; 0 = not used
   std::uint32_t channels = 1;       // instances on disjoint parts of the buffer (algorithms/channels.hpp)
+  Rank reducers = 0;                // in-network reducers, ids ranks .. ranks+reducers-1 (switches)
   friend bool operator==(const ScheduleInfo&, const ScheduleInfo&) = default;
 
   ByteRange data() const { return {0, bytes}; }
   std::uint64_t address_space() const { return bytes + scratch_bytes; }
+  // Ranks and reducers: every id a transfer may name.
+  Rank endpoints() const { return ranks + reducers; }
+  bool is_reducer(Rank id) const { return id >= ranks; }
   // The collective's precondition: does `rank` start with its own contribution in `range`
   // (a range inside one element)? Allgather ranks hold only their block, broadcast only the
   // root holds data, scratch starts empty.
+  // Reducers hold none.
   bool holds_input(Rank rank, ByteRange range) const;
 };
 
@@ -91,6 +104,12 @@ struct Transfer {
 
   bool is_local() const { return src == dst; }
 };
+
+// A reduce into a reducer: an in-network reduction, which commutes with the others into the
+// same bytes (schedule.hpp's header).
+inline bool is_in_network_reduction(const ScheduleInfo& info, const Transfer& t) {
+  return t.op == Op::reduce && info.is_reducer(t.dst);
+}
 
 class Schedule {
  public:

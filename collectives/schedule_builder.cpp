@@ -16,7 +16,7 @@ ChunkId ChunkTable::intern(ByteRange range) {
 }
 
 ScheduleBuilder::ScheduleBuilder(ScheduleInfo info, const std::vector<ByteRange>& chunks)
-    : schedule_(info), elements_(chunks), log_(info.ranks, elements_.count()) {
+    : schedule_(info), elements_(chunks), log_(info.ranks, elements_.count(), info.reducers) {
   for (const ByteRange& c : chunks) schedule_.add_chunk(c);
 }
 
@@ -27,7 +27,9 @@ void ScheduleBuilder::add_phase(std::string name, std::uint32_t first_step, std:
 void ScheduleBuilder::collect_read_hazards(Rank rank, ChunkId chunk, TransferId self) {
   for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) {
     const std::size_t slot = log_.slot(rank, e);
-    if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
+    const std::size_t accumulated = log_.for_each_accumulated(slot, [&](TransferId w) { deps_.push_back(w); });
+    if (accumulated == 0)
+      if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
     log_.record_read(slot, self);
   }
 }
@@ -42,10 +44,22 @@ void ScheduleBuilder::collect_write_hazards(Rank rank, ChunkId chunk, TransferId
   }
 }
 
+void ScheduleBuilder::collect_accumulate_hazards(Rank reducer, ChunkId chunk, TransferId self) {
+  for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) {
+    const std::size_t slot = log_.slot(reducer, e);
+    const std::size_t readers = log_.for_each_reader(slot, [&](TransferId r) { deps_.push_back(r); });
+    const std::size_t accumulated = log_.for_each_accumulated(slot, [](TransferId) {});
+    if (readers == 0 && accumulated == 0)
+      if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
+    log_.record_accumulate(slot, self);
+  }
+}
+
 TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op,
                                 std::uint32_t step) {
   const auto& chunks = schedule_.chunks();
-  if (src >= schedule_.info().ranks || dst >= schedule_.info().ranks)
+  const ScheduleInfo& info = schedule_.info();
+  if (src >= info.endpoints() || dst >= info.endpoints() || (src == dst && info.is_reducer(src)))
     throw Error(fmt::format("generator bug: rank out of range in transfer {} -> {}", src, dst));
   if (chunks[src_chunk].bytes != chunks[dst_chunk].bytes)
     throw Error("generator bug: source and destination chunks differ in size");
@@ -55,7 +69,10 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
   const TransferId self = static_cast<TransferId>(schedule_.size());
   deps_.clear();
   collect_read_hazards(src, src_chunk, self);
-  collect_write_hazards(dst, dst_chunk, self);
+  if (op == Op::reduce && info.is_reducer(dst))
+    collect_accumulate_hazards(dst, dst_chunk, self);
+  else
+    collect_write_hazards(dst, dst_chunk, self);
   std::sort(deps_.begin(), deps_.end());
   deps_.erase(std::unique(deps_.begin(), deps_.end()), deps_.end());
   // A local op reads and writes the same rank: its own read must not become its dependency.

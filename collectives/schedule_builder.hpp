@@ -5,6 +5,10 @@
 //   write-after-read:  a transfer writing bytes of rank r depends on every reader since the
 //                      last write (each of which already depends on that writer);
 //   write-after-write: otherwise it depends on the last writer.
+// In-network reductions (a reduce into a reducer, schedule.hpp) commute: one depends on the
+// readers since the last write, or on the last writer when that was a copy, but not on the
+// reductions accumulated before it; a read of a reducer's bytes depends on every reduction
+// accumulated there.
 // Every dependency found this way involves the transfer's own source or destination rank,
 // so executors can observe it locally. The checker proves the result independently.
 #pragma once
@@ -62,6 +66,7 @@ class ScheduleBuilder {
  private:
   void collect_read_hazards(Rank rank, ChunkId chunk, TransferId self);
   void collect_write_hazards(Rank rank, ChunkId chunk, TransferId self);
+  void collect_accumulate_hazards(Rank reducer, ChunkId chunk, TransferId self);
 
   Schedule schedule_;
   ElementMap elements_;

@@ -70,6 +70,10 @@ ScheduleInfo info_from_json(const json& j) {
   info.channels = j.contains("channels") ? u32_field(j, "channels", "schedule") : 1;
   if (info.channels == 0 || info.channels > kMaxChannels)
     throw Error(fmt::format("schedule JSON: channels must be 1..{} (got {})", kMaxChannels, info.channels));
+  // Optional (absent: none): switch reducers, ids ranks .. ranks+reducers-1.
+  info.reducers = j.contains("reducers") ? u32_field(j, "reducers", "schedule") : 0;
+  if (info.reducers > kMaxRanks)
+    throw Error(fmt::format("schedule JSON: reducers must be 0..{} (got {})", kMaxRanks, info.reducers));
   return info;
 }
 
@@ -88,6 +92,7 @@ json schedule_to_json(const Schedule& s) {
             {"segments", info.segments},
             {"ranks_per_node", info.ranks_per_node}};
   if (info.channels > 1) j["channels"] = info.channels;  // absent: 1, as in files written before channels
+  if (info.reducers > 0) j["reducers"] = info.reducers;  // absent: none, as in files without switches
   json chunks = json::array();
   for (const ByteRange& c : s.chunks()) chunks.push_back({{"offset", c.offset}, {"bytes", c.bytes}});
   json phases = json::array();

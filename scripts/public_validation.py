@@ -260,13 +260,17 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
   measured 97.5% of them) collsim is within 2%. What remains on H100 and H200: on two nodes
   NCCL's tree (NVLSTree) crosses the network with each byte once where a ring crosses it
-  2(P-1)/P times, so its busbw can pass the NICs' sum; collsim has no NVLS tree yet (issue 20,
-  item 1).
+  2(P-1)/P times, so its busbw can pass the NICs' sum; collsim's `nvls-tree` (issue 20) does
+  the same, but the multi-node presets do not mark their NVSwitches as reducing yet, so
+  `--algo nccl` does not consider it there.
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so each GPU moves the buffer about once and busbw passes what any
   GPU-to-GPU schedule reaches (about 480 GB/s measured against the ring's 380 GB/s on the
-  catalog's NVLink 4). collsim has no switch that reduces yet (issue 20, item 1), so it
-  predicts those nodes too slow at large sizes.
+  catalog's NVLink 4). collsim's `nvls` (issue 20) models it with each GPU sending and receiving
+  N bytes once, at the NVLink rate the catalog gives peer copies; that predicts about 650 GB/s,
+  too fast. NCCL's NVLS moves more: a reduce-scatter through the switch (each GPU sends N and
+  gets N/G) then a multicast allgather (N/G up, N down), and its own model gives NVLS 0.85 of the
+  NVLink bandwidth; neither is in the schedule or the preset yet.
 - **NCCL's bandwidth ramp (the 16M rows).** On these nodes NCCL reaches half its peak busbw
   near 16 to 32 MiB; an alpha of 2 us per step (the catalog's peer-to-peer latency) puts
   the half-way size near 5 MiB. NCCL's per-step costs (kernel launch, chunk handshakes, the SMs

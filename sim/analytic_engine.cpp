@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "collectives/error.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {
@@ -53,12 +56,12 @@ class RoutedPairs {
 // `gamma[r]` the seconds per byte of a reduction on rank r.
 template <class LinkOf>
 AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const AnalyticOptions& options) {
-  const Rank ranks = s.info().ranks;
+  const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
-  std::vector<Resource> send_port(ranks), recv_port(ranks), reducer(ranks);
+  std::vector<Resource> send_port(info.endpoints()), recv_port(info.endpoints()), reducer(info.endpoints());
   AnalyticResult result;
-  result.rank_finish_s.assign(ranks, 0.0);
+  result.rank_finish_s.assign(info.endpoints(), 0.0);
 
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer t = s.transfer(id);
@@ -72,15 +75,14 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
       }
     double arrival = start;
     if (!t.is_local()) {
-      if (options.one_port) {
-        send_port[t.src].raise(start, why);
-        recv_port[t.dst].raise(start, why);
-      }
+      // A switch reducer has a port per GPU: the one-port model binds ranks only.
+      if (options.one_port && !info.is_reducer(t.src)) send_port[t.src].raise(start, why);
+      if (options.one_port && !info.is_reducer(t.dst)) recv_port[t.dst].raise(start, why);
       arrival = start + link(t.src, t.dst, bytes).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
-    if (t.op == Op::reduce) {
+    if (t.op == Op::reduce && !is_in_network_reduction(info, t)) {  // a switch's reduction is its link
       reducer[t.dst].raise(finish, why);
       finish += double(bytes) * gamma[t.dst];
       reducer[t.dst] = {finish, id};
@@ -91,6 +93,7 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
     result.rank_finish_s[t.dst] = std::max(result.rank_finish_s[t.dst], finish);
   }
 
+  result.rank_finish_s.resize(info.ranks);
   if (s.size() == 0) return result;
   TransferId last = TransferId(std::max_element(done.begin(), done.end()) - done.begin());
   result.time_s = done[last];
@@ -102,6 +105,9 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
 }  // namespace
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
+  if (s.info().reducers > 0)
+    throw Error(fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node "
+                            "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
   return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), options);
@@ -109,6 +115,7 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
+  topology.check_reducers(s);
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
   std::vector<double> gamma(s.info().ranks);
   for (Rank r = 0; r < gamma.size(); ++r) gamma[r] = reduction_s_per_byte(topology, r, gamma_s_per_byte);

@@ -60,7 +60,7 @@ class FlowSimulation {
   // A held schedule: per-transfer state for every transfer. With the shortcut, every pair's
   // channel is routed and classified first, so none turns shared during the run.
   FlowSimulation(const Schedule& s, const Topology& t, double gamma, const FlowOptions& options)
-      : FlowSimulation(s.info().ranks, s.info().segments, s.size(), t, gamma, options,
+      : FlowSimulation(s.info(), s.size(), t, gamma, options,
                        TransferLog(s.size(), options.critical_path || options.timeline ? TransferLog::Keep::records
                                                                                       : TransferLog::Keep::ready_times)) {
     s_ = &s;
@@ -72,7 +72,7 @@ class FlowSimulation {
 
   // A streamed schedule: per-transfer times are not kept.
   FlowSimulation(const TransferStream& stream, const Topology& t, double gamma, const FlowOptions& options)
-      : FlowSimulation(stream.info().ranks, stream.info().segments, stream.size(), t, gamma, options,
+      : FlowSimulation(stream.info(), stream.size(), t, gamma, options,
                        TransferLog(stream.size(), TransferLog::Keep::nothing)) {
     stream_ = &stream;
     dependencies_.emplace(stream);
@@ -91,7 +91,7 @@ class FlowSimulation {
     for (std::uint32_t c = 0; c < channels_.channel_count(); ++c)
       if (channels_.exclusive(c)) flush_exclusive(c);
     links_.move_into(result_);
-    for (const RankState& r : ranks_) result_.rank_finish_s.push_back(r.finish_s);
+    for (Rank r = 0; r < first_reducer_; ++r) result_.rank_finish_s.push_back(ranks_[r].finish_s);
     result_.protocol = options_.protocol;
     if (s_ && completed_ > 0 && log_.keeps_records())
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
@@ -102,6 +102,7 @@ class FlowSimulation {
  private:
   // Per rank, in one record (a transfer touches its two ranks' records, not four arrays): its
   // reduction unit, one reduction at a time in order of arrival, and its last completion.
+  // Switch reducers have records too (after the ranks'), but reduce on their link, not here.
   struct RankState {
     double reducer_free_s = 0;
     double last_arrival_s = -1;  // of a reduction
@@ -117,12 +118,12 @@ class FlowSimulation {
     TransferFacts facts;
   };
 
-  FlowSimulation(Rank ranks, std::uint32_t slices, std::uint64_t total, const Topology& t, double gamma,
+  FlowSimulation(const ScheduleInfo& info, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
-        channels_(t, slices, options.protocol, options.shortcut), ranks_(ranks),
-        reducer_queue_(t.models_memory() ? ranks : 0), capacity_(t.network.link_count()),
-        links_(t.network.link_count(), options.timeline) {
+        channels_(t, info.segments, options.protocol, options.shortcut), ranks_(info.endpoints()),
+        reducer_queue_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks),
+        capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
   }
@@ -300,9 +301,9 @@ class FlowSimulation {
   void arrive(TransferId id, const TransferFacts& x, double at, bool ahead = false) {
     log_.arrived(id, at);
     ranks_[x.src].finish_s = std::max(ranks_[x.src].finish_s, at);
-    if (x.op == Op::reduce && !reducer_queue_.empty()) return reduce_in_memory(id, x);
+    if (x.op == Op::reduce && !reducer_queue_.empty() && x.dst < first_reducer_) return reduce_in_memory(id, x);
     double done = at;
-    if (x.op == Op::reduce) {
+    if (x.op == Op::reduce && x.dst < first_reducer_) {  // a switch's reduction is its link: no gamma
       RankState& r = ranks_[x.dst];
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
@@ -441,6 +442,7 @@ class FlowSimulation {
   std::vector<RankState> ranks_;
   // Per rank, the reductions waiting for its reduction unit; empty without memory links.
   std::vector<std::deque<WaitingReduction>> reducer_queue_;
+  Rank first_reducer_;
   // Per link.
   std::vector<double> capacity_;
   MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
@@ -463,6 +465,7 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (schedule.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             schedule.size()));
+  topology.check_reducers(schedule);
   // The shortcuts time transfers alone on their links; a rank's memory link is every one of
   // its transfers' and reductions': with memory modelled, every flow is an event.
   FlowOptions run_options = options;

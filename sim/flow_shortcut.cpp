@@ -204,6 +204,8 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
 std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, const Topology& topology,
                                                    double gamma_s_per_byte, const FlowOptions& options) {
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path) return std::nullopt;
+  // A switch reducer's link carries every reduction into it: the events share it.
+  if (schedule.info().reducers > 0) return std::nullopt;
   FlowResult result;
   if (!time_schedule(schedule, topology, gamma_s_per_byte, options, result)) return std::nullopt;
   return result;

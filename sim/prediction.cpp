@@ -38,6 +38,9 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   return sr;
 }
 
+// Whether the cluster's node switches reduce (in-network algorithms run there; "all" lists them).
+bool switches_reduce(const PredictionRequest& r) { return r.topology && !r.topology->node_reducers.empty(); }
+
 // The algorithms whose schedule can be told as a stream, and how (collectives/transfer_stream.hpp).
 using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest&);
 StreamFactory stream_factory(std::string_view algorithm) { return algorithm == "ring" ? stream_ring : nullptr; }
@@ -75,11 +78,20 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
                      r.on_flow_run ? ", without --detail and --trace" : "");
 }
 
+// Whether NCCL would consider `algorithm` here: its in-network ones only where the switches
+// reduce, and NVLS_TREE only across nodes (NCCL's enqueue.cc disables it on one node).
+bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm) {
+  if (!algorithm.runs_on(r.ranks, r.cost.ranks_per_node)) return false;
+  if (algorithm.in_network == InNetwork::none) return true;
+  if (!switches_reduce(r)) return false;
+  return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
+}
+
 // The candidates of "nccl" that run here at `bytes` (on these ranks, held or streamed).
 std::vector<std::string_view> nccl_runs_at(const PredictionRequest& r, std::uint64_t bytes) {
   std::vector<std::string_view> out;
   for (std::string_view a : nccl_candidates(r.collective)) try {
-      if (find_algorithm(a).runs_on(r.ranks, r.cost.ranks_per_node)) holding_for(r, a, bytes), out.push_back(a);
+      if (nccl_considers(r, find_algorithm(a))) holding_for(r, a, bytes), out.push_back(a);
     } catch (const Error&) {
     }
   return out;
@@ -91,7 +103,7 @@ std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
   for (const std::string& name : r.algorithms)
     if (name != kNcclChoice) others.push_back(name);
   std::vector<std::string> names;
-  if (!others.empty()) names = expand_algorithm_names(others, r.collective, r.ranks, r.cost.ranks_per_node);
+  if (!others.empty()) names = expand_algorithm_names(others, r.collective, r.ranks, r.cost.ranks_per_node, switches_reduce(r));
   if (others.size() == r.algorithms.size()) return names;
   for (std::uint64_t bytes : r.sizes)
     if (nccl_runs_at(r, bytes).empty())
@@ -114,7 +126,8 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
         for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
     return names;
   }
-  std::vector<std::string> names = expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node);
+  std::vector<std::string> names =
+      expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node, switches_reduce(r));
   const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
   if (!every) {
     for (const std::string& name : names)
@@ -149,7 +162,9 @@ CostModel lower_bound_model(const PredictionRequest& r, const CostModel& flat, P
 void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  const Ports ports = r.engine == "analytic" ? Ports::one : Ports::none;
+  const bool switches_reduce = r.topology && !r.topology->node_reducers.empty();
+  // Where switches reduce, the weakest form holds on every engine (a switch has a port per GPU).
+  const Ports ports = switches_reduce ? Ports::none_switches_reduce : r.engine == "analytic" ? Ports::one : Ports::none;
   rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports);
 }
 
@@ -251,7 +266,11 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   every_protocol.protocol = "auto";
   std::optional<PredictionRecord> best;
   for (std::string_view a : nccl_runs_at(r, bytes)) {
-    PredictionRecord rec = predict_algorithm(every_protocol, std::string(a), bytes);
+    // NCCL runs NVLS and NVLS_TREE with the Simple protocol only (its tuning gives LL and
+    // LL128 no bandwidth there).
+    PredictionRecord rec = find_algorithm(a).in_network == InNetwork::none
+                               ? predict_algorithm(every_protocol, std::string(a), bytes)
+                               : predict_with(r, find_protocol("simple"), std::string(a), bytes);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
   best->algorithm = kNcclChoice;  // runs: the one chosen
@@ -295,7 +314,7 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
 std::vector<std::string_view> nccl_candidates(Collective collective) {
   const bool rooted = collective == Collective::broadcast || collective == Collective::reduce;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
-  if (collective == Collective::allreduce) out.emplace_back("two-tree");
+  if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree"});
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
 }

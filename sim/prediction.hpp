@@ -50,7 +50,9 @@ struct PredictionRecord {
 };
 
 // --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring: ring,
-// or chain for broadcast and reduce; for allreduce its Tree, a double binary tree: two-tree),
+// or chain for broadcast and reduce; for allreduce its Tree, a double binary tree: two-tree,
+// and where the cluster's NVSwitches reduce its NVLS on one node and NVLS_TREE across nodes,
+// with the Simple protocol only),
 // each with every protocol (LL,
 // LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own cost model.
 inline constexpr std::string_view kNcclChoice = "nccl";

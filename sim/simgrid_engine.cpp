@@ -24,6 +24,7 @@ void check_inputs(const Schedule& schedule, const Topology& topology) {
   if (topology.ranks() < schedule.info().ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", schedule.info().ranks,
                             topology.ranks()));
+  topology.check_reducers(schedule);
 }
 
 // The child's answer on the pipe: this header, then one finish time per rank.

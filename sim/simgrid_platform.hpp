@@ -24,7 +24,8 @@ void select_network_model(double timing_precision_s);
 // directed link of the network that a route uses (its shared capacity under `protocol` by sim/cost_rule.hpp,
 // latency 0: start-ups are paid by the actors), and the route of every (src, dst) pair in `pairs`, one way only
 // (a pair (r, r): rank r's loopback across its memory link, for its reductions). Returns the
-// hosts by rank. Throws Error for a pair of distinct ranks on one vertex (no links to route).
+// hosts by rank (and switch reducer, ids after the ranks'). Throws Error for a pair of distinct
+// ranks on one vertex (no links to route).
 std::vector<simgrid::s4u::Host*> build_platform(const Topology& topology, Rank ranks, double host_speed,
                                                 std::span<const std::pair<Rank, Rank>> pairs, const Protocol& protocol);
 

@@ -116,6 +116,7 @@ std::vector<double> Run::rank_finish_s() const {
     finish[x.src] = std::max(finish[x.src], arrival_s_[id]);
     finish[x.dst] = std::max(finish[x.dst], done_s_[id]);
   }
+  finish.resize(schedule_.info().ranks);  // the ranks', not the switch reducers'
   return finish;
 }
 

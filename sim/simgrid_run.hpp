@@ -43,7 +43,8 @@ class Run {
       : schedule_(schedule), topology_(topology), network_(topology.network), protocol_(protocol), gamma_(gamma),
         channel_of_(schedule.size(), kLocal),
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
-        ranks_(schedule.info().ranks), inbox_(schedule.info().ranks), bell_rung_(schedule.info().ranks, false) {
+        ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
+        bell_rung_(schedule.info().endpoints(), false) {
     open_channels(topology);
     index_successors();
     plan_ranks();
@@ -76,10 +77,11 @@ class Run {
   Rank owner(TransferId id) const { return schedule_.transfer(id).src; }
 
   // A copy is done when it arrives; a reduction when the receiver has reduced it (at once
-  // with gamma 0, unless its bytes go through the rank's memory). Local transfers arrive when
-  // they are ready.
+  // with gamma 0, unless its bytes go through the rank's memory; and into a switch reducer,
+  // whose reduction is its link). Local transfers arrive when they are ready.
   bool done_at_arrival(TransferId id) const {
-    return schedule_.transfer(id).op == Op::copy || (gamma_ == 0 && !topology_.models_memory());
+    const Transfer x = schedule_.transfer(id);
+    return x.op == Op::copy || schedule_.info().is_reducer(x.dst) || (gamma_ == 0 && !topology_.models_memory());
   }
 
   // The ranks' memory modelled (sim/cost_rule.hpp): a reduction is a message from its rank to

@@ -42,11 +42,13 @@ Outcome simulate(const Schedule& schedule, const Topology& topology, double gamm
   // Reductions run at 1/gamma bytes per second: an Exec of `bytes` flops takes bytes * gamma.
   const double host_speed = gamma_s_per_byte > 0 ? 1.0 / gamma_s_per_byte : 1.0;
   const std::vector<std::pair<Rank, Rank>> pairs = run.routed_pairs();
-  const std::vector<sg4::Host*> hosts = build_platform(topology, schedule.info().ranks, host_speed, pairs, protocol);
+  // Switch reducers are hosts too (ids after the ranks'): they receive and multicast.
+  const Rank endpoints = schedule.info().endpoints();
+  const std::vector<sg4::Host*> hosts = build_platform(topology, endpoints, host_speed, pairs, protocol);
   run.open_mailboxes();
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
-  for (Rank r = 0; r < schedule.info().ranks; ++r)
+  for (Rank r = 0; r < endpoints; ++r)
     sg4::Actor::create(fmt::format("rank{}", r), hosts[r], [&run, r] { run_rank(run, r); });
   engine->run();
   return {run.last_done_s(), run.completed(), deadlock, run.rank_finish_s()};

@@ -91,7 +91,7 @@ void ChromeTrace::add_run(const std::string& name, const Schedule& schedule, con
 }
 
 void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& result, double gamma) {
-  const Rank ranks = s.info().ranks;
+  const Rank ranks = s.info().endpoints();  // switch reducers get tracks after the ranks'
   std::vector<std::vector<Slice>> per_rank(ranks);
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer x = s.transfer(id);
@@ -106,7 +106,7 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& 
                                              quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst)),
                                              micros(t.ready_s), micros(t.arrival_s - t.ready_s), args)});
     }
-    if (x.op == Op::reduce && gamma > 0) {
+    if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
       const double begin = t.done_s - double(bytes) * gamma;
       per_rank[x.dst].push_back({begin, t.done_s,
                                  fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
@@ -121,7 +121,9 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& 
     const std::size_t lanes = slices.empty() ? 1 : *std::max_element(lane.begin(), lane.end()) + 1;
     for (std::size_t k = 0; k < lanes; ++k) {
       const std::size_t tid = r + k * ranks;
-      const std::string label = k == 0 ? fmt::format("rank {}", r) : fmt::format("rank {} #{}", r, k + 1);
+      const std::string name = s.info().is_reducer(r) ? fmt::format("switch {}", r - s.info().ranks)
+                                                      : fmt::format("rank {}", r);
+      const std::string label = k == 0 ? name : fmt::format("{} #{}", name, k + 1);
       event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_name", "args": {{"name": {}}}}})", pid,
                         tid, quoted(label)));
       event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_sort_index", "args": {{"sort_index": {}}}}})",

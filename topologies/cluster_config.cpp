@@ -165,9 +165,24 @@ std::vector<GpuPairLinks> read_peer_links(const ConfigReader& in, const YAML::No
   return pairs;
 }
 
+// `reduction: nvls` with `reduction_Bps` and `reduction_latency_s`: the node switch reduces
+// (NVLink SHARP); only an NVSwitch can.
+SwitchReduction read_switch_reduction(const ConfigReader& in, const YAML::Node& node, const std::string& switch_name) {
+  const YAML::Node kind = in.require(node, "reduction", "nodes");
+  if (const std::string k = in.text(kind, "nodes.reduction"); k != "nvls")
+    in.fail(kind, fmt::format("'nodes.reduction' must be nvls (NVLink SHARP in the NVSwitch; got '{}')", k));
+  if (switch_name != "nvswitch")
+    in.fail(kind, fmt::format("'nodes.reduction: nvls' needs switch: nvswitch; a {} switch cannot reduce", switch_name));
+  SwitchReduction r;
+  r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", "nodes"), "nodes.reduction_Bps", kBandwidthRange);
+  r.latency_s = in.physical(in.require(node, "reduction_latency_s", "nodes"), "nodes.reduction_latency_s", kTimeRange);
+  return r;
+}
+
 NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Network& net) {
   in.only_keys(node, "nodes", {"count", "gpus_per_node", "switch", "gpu_link", "backplane_Bps", "nics_per_node",
-                               "nic_link", "rail_optimized", "peer_link", "peer_links"});
+                               "nic_link", "rail_optimized", "peer_link", "peer_links", "reduction", "reduction_Bps",
+                               "reduction_latency_s"});
   NodesSpec s{node, {}};
   NodesParams& p = s.params;
   p.nodes = in.count(in.require(node, "count", "nodes"), "nodes.count");
@@ -186,6 +201,8 @@ NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Netwo
     p.peer_link = in.link_class(node, "peer_link", "nodes", net);
     p.peer_links = read_peer_links(in, in.require(node, "peer_links", "nodes"));
   }
+  if (node["reduction"] || node["reduction_Bps"] || node["reduction_latency_s"])
+    p.reduction = read_switch_reduction(in, node, p.switch_name);
   return s;
 }
 
@@ -250,6 +267,8 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     fabric = std::move(built.fabric);
     topo->endpoints_per_node = nodes->params.gpus_per_node;
     topo->nics_per_node = nodes->params.nics_per_node;
+    topo->node_reducers = std::move(built.reducers);
+    if (!topo->node_reducers.empty()) topo->node_reduction = "nvls";
   }
   topo->endpoints = std::move(fabric.endpoints);
   if (const YAML::Node memory = root["memory_bandwidth_Bps"]) {
@@ -257,6 +276,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     in.at(memory, [&] { topo->add_memory(bandwidth); });
   }
   net.finalize();
+  if (!topo->node_reducers.empty()) topo->reducer_router = std::make_unique<ShortestPathRouter>(net);
   topo->fabric_summary = fabric.summary;
   topo->router = topo->routing == RoutingMode::shortest_path ? std::make_unique<ShortestPathRouter>(net)
                                                              : std::move(fabric.router);

@@ -17,6 +17,7 @@ std::string_view to_string(VertexKind kind) {
     case VertexKind::endpoint: return "endpoint";
     case VertexKind::nic: return "nic";
     case VertexKind::switch_: return "switch";
+    case VertexKind::reducer: return "reducer";
   }
   return "?";
 }

@@ -25,7 +25,9 @@ using LinkId = std::uint32_t;
 using LinkClassId = std::uint32_t;
 inline constexpr LinkId kNoLink = ~LinkId(0);
 
-enum class VertexKind : std::uint8_t { endpoint, nic, switch_ };
+// reducer: a switch's in-network reduction engine (NVLink SHARP, InfiniBand SHARP), its own
+// vertex beside the switch so that its throughput is a link flows share (builders.hpp).
+enum class VertexKind : std::uint8_t { endpoint, nic, switch_, reducer };
 std::string_view to_string(VertexKind kind);
 
 // A kind of link, as a config names it: `nvlink4`, `pcie5`, `ib-ndr`, `aries-optical`.

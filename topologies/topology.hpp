@@ -40,9 +40,18 @@ class Topology {
   // reads memory) and ends on its destination's (a receive writes it); the engines run a
   // reduction across its rank's (docs/semantics.md, "The rank's memory").
   std::vector<LinkId> memory_links;
+  // In-network reduction: node n's reducing switch (`reduction: nvls`), or none. A schedule's
+  // reducer k (id ranks() + k) is node k's (collectives/schedule.hpp: the algorithm's
+  // convention); routes to and from reducers are shortest paths on the network.
+  std::vector<VertexId> node_reducers;
+  std::string node_reduction;  // "nvls" where node_reducers is not empty
+  std::unique_ptr<Router> reducer_router;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
-  VertexId vertex_of(Rank r) const { return endpoints[rank_endpoint[r]]; }
+  // A rank's endpoint, or for ids from ranks() on the reducer's vertex.
+  VertexId vertex_of(Rank r) const {
+    return r < ranks() ? endpoints[rank_endpoint[r]] : node_reducers[r - ranks()];
+  }
   // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
   std::uint32_t node_of(Rank r) const;
   bool models_memory() const { return !memory_links.empty(); }
@@ -51,10 +60,15 @@ class Topology {
   // `bandwidth_Bps` on every endpoint (a link class of its own, kMemoryClass; throws Error).
   void add_memory(double bandwidth_Bps);
   // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
+  // Either end may be a reducer (an id from ranks() on).
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
 
   // After the network is finalized and the router made: place `ranks` ranks (throws Error).
   void place(const Placement& placement, Rank ranks);
+
+  // Throws Error unless the schedule's reducers exist here and every transfer between a rank
+  // and reducer k stays on node k: "nvls needs ...", naming the problem and what to do.
+  void check_reducers(const Schedule& schedule) const;
 };
 
 }  // namespace collsim

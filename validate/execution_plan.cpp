@@ -42,6 +42,9 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
   in_bytes.channels = r.channels;
   r.segments = segments_for(find_algorithm(algorithm), in_bytes);
   Schedule schedule = generate_schedule(algorithm, r);
+  if (schedule.info().reducers > 0)
+    throw Error(fmt::format("{} reduces in the switch (NVLink SHARP), which the executors cannot drive from ranks; "
+                            "run it with --backend nccl's own NVLS, or pick an algorithm between ranks", algorithm));
   check_schedule(schedule);
   return schedule;
 }

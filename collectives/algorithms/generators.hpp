@@ -15,6 +15,8 @@ Schedule recursive_doubling(const ScheduleRequest& request);
 Schedule rabenseifner(const ScheduleRequest& request);
 Schedule hierarchical_ring(const ScheduleRequest& request);
 Schedule chain(const ScheduleRequest& request);
+Schedule nvls(const ScheduleRequest& request);
+Schedule nvls_tree(const ScheduleRequest& request);
 
 // The trees tree, two-tree and chain follow (their table entries' `trees`).
 std::vector<BinaryTree> tree_trees(const ScheduleInfo& info);

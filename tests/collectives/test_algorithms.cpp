@@ -101,7 +101,7 @@ TEST_CASE("every algorithm's schedules pass the checker for P = 1..64, awkward s
           "[algorithms][sweep]") {
   for (const AlgorithmEntry& entry : algorithm_table()) {
     DYNAMIC_SECTION(entry.name) {
-      const bool hierarchical = entry.name == "hierarchical-ring";
+      const bool hierarchical = entry.needs_ranks_per_node;
       const std::vector<std::uint32_t> segment_counts =
           entry.pipelined ? std::vector<std::uint32_t>{1, 3} : std::vector<std::uint32_t>{1};
       const std::vector<std::uint32_t> node_sizes =

@@ -94,7 +94,7 @@ TEST_CASE("every generated schedule survives a JSON round trip unchanged", "[jso
           request.bytes = n;
           request.root = (collective == Collective::broadcast || collective == Collective::reduce) ? p - 1 : 0;
           if (entry.pipelined) request.segments = 3;
-          if (entry.name == "hierarchical-ring") request.ranks_per_node = p % 2 == 0 ? 2 : 1;
+          if (entry.needs_ranks_per_node) request.ranks_per_node = p % 2 == 0 ? 2 : 1;
           INFO(entry.name << " " << to_string(collective) << " P=" << p << " N=" << n);
           const Schedule original = generate_schedule(entry.name, request);
           const Schedule copy = schedule_from_json(json::parse(schedule_to_json(original).dump()));

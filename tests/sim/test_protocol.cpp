@@ -65,6 +65,7 @@ TEST_CASE("a protocol costs what its factors on the link classes cost, in every 
     const ClusterConfig scaled = nodes(p.payload_fraction, p.startup_factor);
     for (const AlgorithmEntry& a : algorithm_table()) {
       if (!a.supports(Collective::allreduce)) continue;
+      if (a.in_network != InNetwork::none) continue;  // needs a switch that reduces: test_in_network_cost.cpp
       for (std::uint64_t bytes : {std::uint64_t(8192), std::uint64_t(3) << 20}) {
         const Schedule s = allreduce(a.name, as_configured.ranks, bytes);
         INFO(p.name << ", " << a.name << ", " << bytes << " bytes");
@@ -189,6 +190,7 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
       }
       double fastest = 1e300;
       for (std::string_view a : nccl_candidates(collective)) {
+        if (find_algorithm(a).in_network != InNetwork::none) continue;  // these switches do not reduce
         PredictionRequest one = r;
         one.algorithms = {std::string(a)};
         one.sizes = {rec.bytes};
@@ -201,7 +203,8 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
       CHECK(std::find(candidates.begin(), candidates.end(), rec.runs) != candidates.end());
     }
   }
-  CHECK(nccl_candidates(Collective::allreduce) == std::vector<std::string_view>{"ring", "two-tree"});
+  CHECK(nccl_candidates(Collective::allreduce) ==
+        std::vector<std::string_view>{"ring", "two-tree", "nvls", "nvls-tree"});
   CHECK(nccl_candidates(Collective::reduce_scatter) == std::vector<std::string_view>{"ring"});
   CHECK(nccl_candidates(Collective::broadcast) == std::vector<std::string_view>{"chain"});  // NCCL's ring from the root
 }

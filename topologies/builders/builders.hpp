@@ -114,6 +114,17 @@ Fabric build_dragonfly(Network& net, const DragonflyParams& p, RoutingMode mode,
 // backplane; no forwarding through a third GPU, as CUDA peer copies do without NVLink);
 // otherwise GPU -> its NIC (via the switch when shared) -> fabric route -> the destination
 // GPU's NIC -> destination GPU.
+// In-network reduction in a node's switch (NVLink SHARP, `reduction: nvls`): a reducer vertex
+// beside the switch, joined by two capacity links. switch -> reducer carries every byte the
+// switch reduces, at `throughput_Bps` shared by all of them, plus `latency_s`; reducer ->
+// switch carries the multicast back: a multicast to G GPUs is G transfers that each leave
+// through their GPU's downlink, so this link offers G times the GPU link's rate and is never
+// the bottleneck before the downlinks are (docs/semantics.md, "In-network reduction").
+struct SwitchReduction {
+  double throughput_Bps = 0;
+  double latency_s = 0;
+};
+
 struct GpuPairLinks {
   std::uint32_t a = 0, b = 0;  // GPU indices within the node, a != b
   std::uint32_t links = 1;     // parallel links of peer_link between them, >= 1
@@ -129,10 +140,12 @@ struct NodesParams {
   std::string switch_name = "nvswitch";  // names the internal switch vertices: n3.nvswitch
   std::vector<GpuPairLinks> peer_links;  // the same in every node; each pair at most once
   LinkClassId peer_link = 0;             // one link of a GPU pair (e.g. one NVLink 2)
+  std::optional<SwitchReduction> reduction;  // the switch reduces (NVSwitch only)
 };
 struct NodesFabric {
   Fabric fabric;                       // endpoints = GPUs, node-major; router over all
   std::vector<std::uint32_t> node_of;  // node of each GPU endpoint
+  std::vector<VertexId> reducers;      // node n's switch reducer; empty when the switch does not reduce
 };
 NodesFabric build_nodes(Network& net, const NodesParams& p, Fabric fabric);
 

@@ -11,6 +11,10 @@
 // sends into .in and receives from .out, so every flow through the switch crosses it
 // (Network::add_split_cable: still one cable).
 //
+// With `reduction: nvls` each node's switch gets a reducer vertex, n.nvswitch.reducer, with
+// a link from the switch (.in) carrying what it reduces and one back to the switch (.out)
+// carrying the multicast (SwitchReduction in builders.hpp).
+//
 // With peer links (DGX-1 V100's hybrid cube-mesh) a node's GPUs are also cabled pairwise:
 //
 //     gpu0 ==== gpu3        == two NVLinks, -- one (cube-mesh: two quads joined 0-4, 1-5,
@@ -134,6 +138,28 @@ void validate(const Network& net, const NodesParams& p, const Fabric& fabric) {
     if (id >= net.link_classes().size())
       throw Error(fmt::format("nodes: {} = {} is not a link class of the network", name, id));
   validate_peer_links(p);
+  if (p.reduction && p.switch_name != "nvswitch")
+    throw Error(fmt::format("nodes: reduction: nvls needs an NVSwitch, not a {} switch (only NVSwitch gen3+ reduces: "
+                            "NVLink SHARP); drop 'reduction' or use switch: nvswitch",
+                            p.switch_name));
+}
+
+// The two link classes of the node switches' reducers: what they reduce, and the multicast
+// path back, G GPU links wide (SwitchReduction).
+std::pair<LinkClassId, LinkClassId> add_reducer_classes(Network& net, const NodesParams& p) {
+  const LinkClassId reduce = net.add_link_class(
+      {.name = "nvls-reduction", .bandwidth_Bps = p.reduction->throughput_Bps, .latency_s = p.reduction->latency_s});
+  const LinkClassId multicast = net.add_link_class(
+      {.name = "nvls-multicast", .bandwidth_Bps = p.gpus_per_node * net.link_class(p.gpu_link).bandwidth_Bps});
+  return {reduce, multicast};
+}
+
+VertexId add_reducer(Network& net, std::uint32_t node, std::pair<VertexId, VertexId> sw,
+                     std::pair<LinkClassId, LinkClassId> classes, const NodesParams& p) {
+  const VertexId reducer = net.add_vertex(VertexKind::reducer, fmt::format("n{}.{}.reducer", node, p.switch_name));
+  net.add_link(sw.first, reducer, classes.first, LinkKind::capacity);
+  net.add_link(reducer, sw.second, classes.second, LinkKind::capacity);
+  return reducer;
 }
 
 // The node's switch: one vertex, or .in/.out joined by the backplane. Returns {in, out}.
@@ -187,7 +213,7 @@ void cable_peers(Network& net, const NodesParams& p, std::uint32_t node, NodeLin
   }
 }
 
-void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
+std::pair<VertexId, VertexId> cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLinks& l) {
   const auto sw = add_switch(net, p, node, l);
   for (std::uint32_t i = node * p.gpus_per_node; i < (node + 1) * p.gpus_per_node; ++i) {
     const auto [up, down] = attach(net, l.first_gpu + i, sw, p.gpu_link);
@@ -195,7 +221,7 @@ void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLink
     l.gpu_down.push_back(down);
   }
   cable_peers(net, p, node, l);
-  if (l.nic.empty()) return;
+  if (l.nic.empty()) return sw;
   for (std::uint32_t j = node * p.nics_per_node; j < (node + 1) * p.nics_per_node; ++j) {
     const VertexId nic = l.nic[j];
     if (l.dedicated()) {
@@ -208,6 +234,7 @@ void cable_node(Network& net, const NodesParams& p, std::uint32_t node, NodeLink
       l.nic_out.push_back(from_nic);
     }
   }
+  return sw;
 }
 
 std::string plural(std::uint32_t n, std::string_view noun) {
@@ -222,8 +249,10 @@ std::string summary(const NodesParams& p, const Fabric& fabric) {
   const std::string peers =
       p.peer_links.empty() ? std::string()
                            : fmt::format(", GPU-GPU links: {} pairs, {}", p.peer_links.size(), plural(peer_links, "link"));
-  const std::string head = fmt::format("{} x {} ({}{}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
-                                       p.switch_name, backplane, peers);
+  const std::string reduction =
+      p.reduction ? fmt::format(", reduces: nvls {:g} GB/s", to_GBps(p.reduction->throughput_Bps)) : std::string();
+  const std::string head = fmt::format("{} x {} ({}{}{}{})", plural(p.nodes, "node"), plural(p.gpus_per_node, "GPU"),
+                                       p.switch_name, backplane, peers, reduction);
   if (fabric.endpoints.empty()) return head + ", no NICs";
   // With one NIC per node there are no rails to optimize.
   const std::string layout = p.nics_per_node == 1 ? "" : p.rail_optimized ? ", rail-optimized" : ", node-major";
@@ -247,7 +276,11 @@ NodesFabric build_nodes(Network& net, const NodesParams& p, Fabric fabric) {
     result.node_of.push_back(i / p.gpus_per_node);
   }
   adopt_nics(net, p, fabric, l);
-  for (std::uint32_t n = 0; n < p.nodes; ++n) cable_node(net, p, n, l);
+  const auto reducer_classes = p.reduction ? add_reducer_classes(net, p) : std::pair<LinkClassId, LinkClassId>{};
+  for (std::uint32_t n = 0; n < p.nodes; ++n) {
+    const auto sw = cable_node(net, p, n, l);
+    if (p.reduction) result.reducers.push_back(add_reducer(net, n, sw, reducer_classes, p));
+  }
   result.fabric.summary = summary(p, fabric);
   result.fabric.router = std::make_unique<NodesRouter>(std::move(l), std::move(fabric.router));
   return result;

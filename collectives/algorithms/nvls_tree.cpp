@@ -1,0 +1,102 @@
+// collectives/algorithms/nvls_tree.cpp — NVLS inside each node, a tree across nodes (NCCL's
+// NVLS_TREE), for P = M nodes x G ranks per node (ranks n G .. n G + G - 1 on node n) whose
+// NVSwitches reduce. Reducer n (id P + n) is node n's switch.
+//
+//   1. reduce-scatter through the switch: every GPU of node n reduces part j (of G) into
+//      switch n, which hands the sum of part j to GPU j;
+//   2. rail j (GPU j of every node) allreduces part j over NCCL's binary tree of the M nodes
+//      (binary_tree.hpp), reduce up and broadcast down, pipelined;
+//   3. multicast: GPU j writes part j into switch n, which copies it to the node's other GPUs.
+//
+//     node 0                     node 1
+//     gpu0 gpu1 .. gpuG-1        gpu0 gpu1 .. gpuG-1      step 1: all -> switch, part j -> gpu j
+//        \  |   /                   \  |   /              step 2: rail j's tree (gpu j of each node)
+//        switch 0  ...rail j...     switch 1              step 3: gpu j -> switch -> the others
+//
+// Each part is cut into S segments and every phase runs segment by segment, so segment k+1
+// of a phase travels while segment k moves on to the next phase. Only N/G bytes per GPU
+// cross the network, as in hierarchical-ring, but in 2 ceil-ish lg M tree hops instead of
+// 2(M-1) ring steps, and a node's reduction costs each GPU N up and N down through the switch.
+#include <fmt/format.h>
+
+#include "collectives/algorithms/binary_tree.hpp"
+#include "collectives/algorithms/generators.hpp"
+#include "collectives/error.hpp"
+
+namespace collsim::algorithms {
+namespace {
+
+// Steps of the idealised pipeline: phase 1 of segment k at k and k + 1, the tree from k + 2
+// (binary_tree.hpp's slots), phase 3 after the deepest broadcast of segment k.
+constexpr std::uint32_t kTreeStart = 2;
+
+void plan_node_reduce_scatter(Rank node, Rank g, Rank p, const std::vector<std::vector<ChunkId>>& segment,
+                              std::vector<PlannedTransfer>& plan) {
+  const Rank first = node * g, node_switch = p + node;
+  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
+    for (Rank j = 0; j < g; ++j) {
+      for (Rank l = 0; l < g; ++l) plan.push_back({k, first + l, segment[j][k], node_switch, segment[j][k], Op::reduce});
+      plan.push_back({k + 1, node_switch, segment[j][k], first + j, segment[j][k], Op::copy});
+    }
+}
+
+void plan_node_multicast(Rank node, Rank g, Rank p, std::uint32_t start, const std::vector<std::vector<ChunkId>>& segment,
+                         std::vector<PlannedTransfer>& plan) {
+  const Rank first = node * g, node_switch = p + node;
+  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
+    for (Rank j = 0; j < g; ++j) {
+      if (g == 1) break;  // the rank already holds the sum
+      plan.push_back({start + k, first + j, segment[j][k], node_switch, segment[j][k], Op::copy});
+      for (Rank l = 0; l < g; ++l)
+        if (l != j) plan.push_back({start + k + 1, node_switch, segment[j][k], first + l, segment[j][k], Op::copy});
+    }
+}
+
+// Rail j's tree: binary_tree.hpp's plan over M positions, position n being rank n G + j.
+void plan_rail_tree(const BinaryTree& tree, Rank g, Rank j, ByteRange part, std::uint32_t segments,
+                    std::uint64_t data_bytes, ChunkTable& table, std::vector<PlannedTransfer>& plan) {
+  std::vector<PlannedTransfer> rail;
+  plan_tree(tree, part, segments, data_bytes, {}, table, rail);
+  for (PlannedTransfer& t : rail) {
+    t.src = t.src * g + j;
+    t.dst = t.dst * g + j;
+    t.step += kTreeStart;
+    plan.push_back(t);
+  }
+}
+
+}  // namespace
+
+Schedule nvls_tree(const ScheduleRequest& request) {
+  const Rank p = request.ranks, g = request.ranks_per_node;
+  if (g == 0) throw Error("nvls-tree needs the number of ranks per node (--ranks-per-node)");
+  if (p % g != 0) throw Error(fmt::format("nvls-tree: {} ranks are not a whole number of nodes of {}", p, g));
+  const Rank m = p / g;
+  const std::uint32_t segments = request.segments;
+  const ByteRange data{0, request.bytes};
+
+  ChunkTable table;
+  std::vector<std::vector<ChunkId>> segment(g, std::vector<ChunkId>(segments));  // [part][segment]
+  for (Rank j = 0; j < g; ++j)
+    for (std::uint32_t k = 0; k < segments; ++k) segment[j][k] = table.intern(part_of(part_of(data, g, j), segments, k));
+
+  const BinaryTree tree = nccl_binary_tree(m);
+  const std::uint32_t h = tree.height(), multicast_start = kTreeStart + (m > 1 ? 2 * h : 0);
+  std::vector<PlannedTransfer> plan;
+  for (Rank n = 0; n < m; ++n) plan_node_reduce_scatter(n, g, p, segment, plan);
+  for (Rank j = 0; j < g && m > 1; ++j) plan_rail_tree(tree, g, j, part_of(data, g, j), segments, request.bytes, table, plan);
+  for (Rank n = 0; n < m; ++n) plan_node_multicast(n, g, p, multicast_start, segment, plan);
+
+  ScheduleInfo info = info_for(request, "nvls-tree");
+  info.reducers = m;
+  info.scratch_bytes = m > 1 ? 2 * request.bytes : 0;  // the tree's staging slots, one per child
+  ScheduleBuilder builder(info, table.ranges());
+  if (p == 1) return std::move(builder).build();
+  builder.add_in_step_order(std::move(plan));
+  builder.add_phase("intra-node reduce-scatter (switch)", 0, segments + 1);
+  if (m > 1) builder.add_phase("inter-node tree", kTreeStart, 2 * h + segments - 1);
+  if (g > 1) builder.add_phase("intra-node multicast (switch)", multicast_start, segments + 1);
+  return std::move(builder).build();
+}
+
+}  // namespace collsim::algorithms

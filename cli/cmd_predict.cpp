@@ -143,8 +143,9 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
                describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
     if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
-      fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s\n",
-                 to_GBps(1 / rank_port_beta(t, 0)));
+      fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
+                 to_GBps(1 / rank_port_beta(t, 0)),
+                 t.node_reducers.empty() ? "" : "; switches reduce, so N bytes each way and no rank's reduction");
     fmt::print("\n");
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));

@@ -44,16 +44,22 @@ struct ResourceBounds {
 };
 
 ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
-                               Ports ports) {
+                               Ports ports, bool switches_reduce = false) {
   if (ranks <= 1 || bytes == 0) return {};
-  if (ports == Ports::none_switches_reduce) {
+  if (switches_reduce) {
     // A switch may reduce: a rank's contribution to each byte still leaves it once, and the
     // result enters once (N each way for allreduce), and no rank need reduce anything.
+    ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports == Ports::one ? Ports::none : ports);
+    if (collective == Collective::allreduce && ports != Ports::unshared) {
+      const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
+      const double beta = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
+      b.port = std::min(b.port, a + double(bytes) * beta);
+    }
+    return {b.port, 0};
+  }
+  if (ports == Ports::unshared) {  // every message at its route's full rate: only a start-up is certain
     const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, Ports::none);
-    if (collective != Collective::allreduce) return {b.port, 0};
-    const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
-    const double beta = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
-    return {a + double(bytes) * beta, 0};
+    return {std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s), b.reducer};
   }
   const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
   const double b = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
@@ -211,8 +217,9 @@ double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t
   return b.port + b.reducer;
 }
 
-double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost, Ports ports) {
-  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports);
+double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost, Ports ports,
+                        bool switches_reduce) {
+  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports, switches_reduce);
   return std::max(b.port, b.reducer);
 }
 

@@ -53,17 +53,20 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
 
 // How a rank's messages share it: one port (the analytic engine: one message at a time each
 // way, in issue order) or none (the flow engine and SimGrid: any number at once, sharing links).
-// none_switches_reduce: no ports, and switches that reduce in the network (NVLS): an allreduce
-// then moves N bytes each way per rank at least, not 2(P-1)/P N, and no rank need reduce.
-enum class Ports : std::uint8_t { one, none, none_switches_reduce };
+// unshared: the analytic engine with unlimited ports, where no message shares a link with
+// another: no rank's links bound its bytes, only one start-up and the reductions are certain.
+enum class Ports : std::uint8_t { one, none, unshared };
 
 // Lower bound on any schedule's time: the busier of a rank's ports (for allreduce
 // ceil(lg P) a + 2(P-1)/P N b with one port; a + 2(P-1)/P N b without ports, where start-ups
 // overlap) and its reduction unit ((P-1)/P N g). The two are a max, not a sum, because a
 // pipelined schedule reduces one segment while the next one is on the wire. `cost`'s cheaper
 // beta stands for the rank's port: on a topology, sim/ passes the rank's summed links.
+// `switches_reduce`: switches reduce in the network (NVLS): an allreduce then moves at least N
+// bytes each way per rank, not 2(P-1)/P N (a switch has a port per GPU, so the one-port
+// start-ups no longer add up either), and no rank need reduce.
 double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
-                        Ports ports = Ports::one);
+                        Ports ports = Ports::one, bool switches_reduce = false);
 
 // The classic bound above, ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g: it holds for schedules
 // that do not overlap reduction with communication (every unpipelined algorithm here), and

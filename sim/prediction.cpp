@@ -163,9 +163,9 @@ void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostMod
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   const bool switches_reduce = r.topology && !r.topology->node_reducers.empty();
-  // Where switches reduce, the weakest form holds on every engine (a switch has a port per GPU).
-  const Ports ports = switches_reduce ? Ports::none_switches_reduce : r.engine == "analytic" ? Ports::one : Ports::none;
-  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports);
+  const Ports ports = r.engine != "analytic" ? Ports::none : r.analytic.one_port ? Ports::one : Ports::unshared;
+  rec.lower_bound_s =
+      lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports, switches_reduce);
 }
 
 PredictionRecord record_for(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {

@@ -9,13 +9,8 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   const Rank src = x.src, dst = x.dst;
   const std::uint64_t bytes = x.bytes;
   const std::uint32_t channel = channel_of(src, dst, id);
-  const std::uint32_t slot = new_slot();
+  const std::uint32_t slot = new_flow(id, x, channel, channels_[channel].cached);
   Flow& f = flows_[slot];
-  f.transfer = id;
-  f.facts = x;
-  f.channel = channel;
-  f.reduction = false;
-  f.cached = channels_[channel].cached;
   if (f.cached) {
     f.route_begin = channels_[channel].route_begin;
     f.route_length = channels_[channel].route_length;
@@ -33,13 +28,8 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
 }
 
 std::uint32_t FlowChannels::open_reduction(TransferId id, const TransferFacts& x, LinkId memory, double cap_Bps) {
-  const std::uint32_t slot = new_slot();
+  const std::uint32_t slot = new_flow(id, x, kNone, false);
   Flow& f = flows_[slot];
-  f.transfer = id;
-  f.facts = x;
-  f.channel = kNone;
-  f.reduction = true;
-  f.cached = false;
   own_route_[slot].assign(1, memory);
   f.route_begin = 0;
   f.route_length = 1;
@@ -92,6 +82,18 @@ void FlowChannels::classify(std::uint32_t channel) {
 void FlowChannels::make_shared(std::uint32_t channel) {
   channels_[channel].exclusive = false;
   just_shared_.push_back(channel);
+}
+
+// A slot for transfer `id`: on `channel`, or kNone for a reduction through memory.
+std::uint32_t FlowChannels::new_flow(TransferId id, const TransferFacts& x, std::uint32_t channel, bool cached) {
+  const std::uint32_t slot = new_slot();
+  Flow& f = flows_[slot];
+  f.transfer = id;
+  f.facts = x;
+  f.channel = channel;
+  f.reduction = channel == kNone;
+  f.cached = cached;
+  return slot;
 }
 
 std::uint32_t FlowChannels::new_slot() {

@@ -125,6 +125,7 @@ class FlowChannels {
 
   void classify(std::uint32_t channel);
   void make_shared(std::uint32_t channel);
+  std::uint32_t new_flow(TransferId id, const TransferFacts& x, std::uint32_t channel, bool cached);
   std::uint32_t new_slot();
 
   const Topology& topology_;

@@ -250,7 +250,14 @@ class FlowSimulation {
       return arrive(id, x, now);
     }
     channels_.occupy(slot);
-    f.remaining = double(f.facts.bytes);
+    join_links(slot, double(f.facts.bytes), now);
+  }
+
+  // The flow in `slot` starts draining `bytes` across its links (a transfer, or a reduction
+  // through its rank's memory), at a rate the next re-solve sets.
+  void join_links(std::uint32_t slot, double bytes, double now) {
+    Flow& f = channels_[slot];
+    f.remaining = bytes;
     f.rate = 0;
     f.since = now;
     f.active = true;
@@ -289,7 +296,7 @@ class FlowSimulation {
     Flow& f = channels_[slot];
     f.active = false;
     ++f.version;
-    channels_.vacate(slot);
+    if (!f.reduction) channels_.vacate(slot);  // a reduction holds no rank pair's channel
     sharing_.remove(slot);
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
@@ -330,14 +337,7 @@ class FlowSimulation {
     RankState& r = ranks_[x.dst];
     r.reducer_busy = true;
     const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), reduction_rate_cap_Bps(gamma_));
-    Flow& f = channels_[slot];
-    f.remaining = kReductionMemoryBytes * double(x.bytes);
-    f.rate = 0;
-    f.since = now;
-    f.active = true;
-    for (LinkId l : channels_.links(slot))
-      if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
-    sharing_.add(slot, channels_.links(slot), f.alone_Bps);
+    join_links(slot, kReductionMemoryBytes * double(x.bytes), now);
   }
 
   // The reduction's bytes went through memory: it is done, and the rank's next one starts.
@@ -346,12 +346,7 @@ class FlowSimulation {
     const TransferId id = f.transfer;
     const TransferFacts x = f.facts;
     links_.carried(channels_.links(slot), kReductionMemoryBytes * double(x.bytes));
-    channels_[slot].active = false;
-    ++channels_[slot].version;
-    sharing_.remove(slot);
-    for (LinkId l : channels_.links(slot))
-      if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
-    channels_.release(slot);
+    leave_links(slot, now);
     RankState& r = ranks_[x.dst];
     r.reducer_busy = false;
     r.last = id;

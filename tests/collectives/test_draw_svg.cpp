@@ -10,6 +10,7 @@
 #include "collectives/draw_svg.hpp"
 #include "collectives/error.hpp"
 #include "collectives/explain_json.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 
@@ -133,12 +134,7 @@ TEST_CASE("a schedule too large to read is refused with a message", "[svg]") {
 }
 
 TEST_CASE("Channels colour each transfer by its channel and list the colours in the legend") {
-  ScheduleRequest request;
-  request.ranks = 4;
-  request.bytes = 64;
-  request.channels = 2;
-  request.ranks_per_node = 2;
-  const Schedule s = generate_schedule("ring", request);
+  const Schedule s = generate_schedule("ring", test::allreduce_request(4, 64, 2, 2));
   const std::string svg = schedule_svg(s);
   CHECK(nesting_problem(svg).empty());
   CHECK(svg.find("colour = channel") != std::string::npos);

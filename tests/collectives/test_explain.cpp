@@ -8,6 +8,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
 #include "collectives/explain.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 
@@ -190,15 +191,9 @@ TEST_CASE("explain refuses more than 32 ranks or more than 52 named chunks", "[e
 }
 
 TEST_CASE("explain lists each channel's rank order, rotated within nodes, and leaves them out for one channel") {
-  ScheduleRequest request;
-  request.ranks = 4;
-  request.bytes = 16;
-  request.channels = 2;
-  request.ranks_per_node = 2;
-  const Explanation x = explain_schedule(generate_schedule("ring", request));
+  const Explanation x = explain_schedule(generate_schedule("ring", test::allreduce_request(4, 16, 2, 2)));
   REQUIRE(x.channel_orders.size() == 2);
   CHECK(x.channel_orders[0] == std::vector<Rank>{0, 1, 2, 3});
   CHECK(x.channel_orders[1] == std::vector<Rank>{1, 0, 3, 2});
-  request.channels = 1;
-  CHECK(explain_schedule(generate_schedule("ring", request)).channel_orders.empty());
+  CHECK(explain_schedule(generate_schedule("ring", test::allreduce_request(4, 16, 1, 2))).channel_orders.empty());
 }

@@ -1,5 +1,5 @@
-// tests/support/schedule_request.hpp — the allreduce request the channel tests build, with
-// its channels, node size and segments.
+// tests/support/schedule_request.hpp — the allreduce request the channel tests (and the
+// explain and SVG channel cases) build, with its channels, node size and segments.
 #pragma once
 
 #include "collectives/algorithm.hpp"

@@ -41,9 +41,12 @@ ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
   const double transfers = 2.0 * r.ranks * (lg(r.ranks) + 2), elements = cut(r, r.ranks);
   return {transfers, elements, transfers + 2.0 * r.ranks * elements};
 }
-// A node's G chunks are cut into S slices, and each slice into M rail pieces: P S elements.
-// Every rank sends each of its S segments up and gets it back: 2 P S transfers.
-ScheduleSize nvls_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * r.segments, cut(r, r.segments)); }
+// P parts cut into S segments: P S elements. Per segment each of the P parts is reduced by
+// P GPUs, handed back, written back and copied to the P - 1 others: P (2P + 1) S transfers.
+ScheduleSize nvls_size(const ScheduleRequest& r) {
+  const double p = r.ranks;
+  return one_pass(p * (2 * p + 1) * r.segments, cut(r, p * r.segments));
+}
 
 // Per node and segment: G parts reduced by G GPUs and handed to their owner, then written
 // back and copied to the G - 1 others; the tree across nodes sends each part's segment up to

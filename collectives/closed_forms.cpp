@@ -187,13 +187,16 @@ std::optional<double> hierarchical_ring(Collective, Rank ranks, double n, const 
   return intra_rs + inter_ar + intra_ag;
 }
 
-// Segment k goes up at its GPU's port (a + m b each, back to back) and comes down once all P
-// have arrived; the last segment's multicast ends the run, or the multicasts set the pace when
-// they are the slower way.
+// One segment (nvls.cpp), in hops of a + N/P b: a GPU's send port carries the P parts it
+// reduces into the switch, so the write-backs start after P hops, once the sums are back;
+// the P - 1 multicasts a GPU then receives follow one another on its port: 2P hops. The
+// last part's own chain (its sum back, its write-back, its multicast after the P hops up)
+// takes P + 3, which is longer on 2 GPUs.
 std::optional<double> nvls(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  if (segments > 1) return std::nullopt;
   const LinkCost& link = cost.link(0, ranks - 1);  // inside the node
-  const double s = std::max<std::uint32_t>(segments, 1), hop = link.alpha_s + n / s * link.beta_s_per_byte;
-  return (s + 1) * hop;
+  const double p = ranks;
+  return std::max(2 * p, p + 3) * (link.alpha_s + n / p * link.beta_s_per_byte);
 }
 
 }  // namespace closed_forms

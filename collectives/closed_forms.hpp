@@ -7,10 +7,12 @@
 //   rabenseifner       2 lg P a + 2(P-1)/P N b + (P-1)/P N g
 //   binomial           2 lg P a + 2 lg P N b + lg P N g          (reduce + broadcast)
 //   naive              2(P-1)(a + N b) + (P-1) N g              (seed 000's single reducer)
-//   nvls               (S + 1)(a + N/S b)                         (the switch reduces: no g; S segments
-//                      up and down, pipelined; a, b of a GPU's route to the switch and back, taken
-//                      as the node's GPU-to-GPU link: exact when the switch adds no latency and
-//                      reduces at least at the GPU link's rate)
+//   nvls               max(2P, P + 3)(a + N/P b), one segment    (the switch reduces: no g; a GPU's
+//                      port sends P parts up and its write-back, and receives its part's sum and
+//                      P - 1 others' multicasts; a, b of a GPU's route to the switch and back,
+//                      taken as the node's GPU-to-GPU link: exact when the switch adds no latency
+//                      and reduces at least at the GPU link's rate. With S > 1 segments the two
+//                      phases interleave on the ports step by step: no closed form, as tree)
 //   lower bound        ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g (Patarasuk & Yuan 2009;
 //                      a max of its port and reducer parts when reduction overlaps transfers)
 // For P not a power of two, recursive doubling and Rabenseifner fold (fold.hpp): one extra

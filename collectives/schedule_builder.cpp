@@ -56,7 +56,7 @@ void ScheduleBuilder::collect_accumulate_hazards(Rank reducer, ChunkId chunk, Tr
 }
 
 TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op,
-                                std::uint32_t step) {
+                                std::uint32_t step, TransferId after) {
   const auto& chunks = schedule_.chunks();
   const ScheduleInfo& info = schedule_.info();
   if (src >= info.endpoints() || dst >= info.endpoints() || (src == dst && info.is_reducer(src)))
@@ -73,6 +73,12 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
     collect_accumulate_hazards(dst, dst_chunk, self);
   else
     collect_write_hazards(dst, dst_chunk, self);
+  if (after != kNoTransfer) {
+    const Transfer earlier = schedule_.transfer(after);
+    if (earlier.src != src && earlier.dst != src && earlier.src != dst && earlier.dst != dst)
+      throw Error(fmt::format("generator bug: transfer {} -> {} ordered after one it shares no rank with", src, dst));
+    deps_.push_back(after);
+  }
   std::sort(deps_.begin(), deps_.end());
   deps_.erase(std::unique(deps_.begin(), deps_.end()), deps_.end());
   // A local op reads and writes the same rank: its own read must not become its dependency.
@@ -81,9 +87,20 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
 }
 
 void ScheduleBuilder::add_in_step_order(std::vector<PlannedTransfer> plan) {
-  std::stable_sort(plan.begin(), plan.end(),
-                   [](const PlannedTransfer& a, const PlannedTransfer& b) { return a.step < b.step; });
-  for (const PlannedTransfer& t : plan) add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step);
+  std::vector<std::uint32_t> order(plan.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return plan[a].step < plan[b].step; });
+  std::vector<TransferId> id_of(plan.size(), kNoTransfer);  // kNoTransfer: not added yet, or empty
+  for (std::uint32_t i : order) {
+    const PlannedTransfer& t = plan[i];
+    TransferId after = kNoTransfer;
+    if (t.after != PlannedTransfer::kNoPlan) {
+      if (plan[t.after].step >= t.step) throw Error("generator bug: a transfer ordered after a later step's");
+      after = id_of[t.after];
+    }
+    id_of[i] = add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, after);
+  }
 }
 
 Schedule ScheduleBuilder::build() && { return std::move(schedule_); }

@@ -9,6 +9,7 @@
 // readers since the last write, or on the last writer when that was a copy, but not on the
 // reductions accumulated before it; a read of a reducer's bytes depends on every reduction
 // accumulated there.
+// A planned transfer may also name one it must follow (PlannedTransfer::after: flow control).
 // Every dependency found this way involves the transfer's own source or destination rank,
 // so executors can observe it locally. The checker proves the result independently.
 #pragma once
@@ -41,6 +42,11 @@ struct PlannedTransfer {
   Rank dst = 0;
   ChunkId dst_chunk = 0;
   Op op = Op::copy;
+  // Index in the same plan of a transfer this one must follow although no byte says so:
+  // flow control, a bounded buffer that lets a rank run only so far ahead (kNoPlan: none).
+  // It shares a rank with this one, so executors can observe it, and has an earlier step.
+  std::uint32_t after = kNoPlan;
+  static constexpr std::uint32_t kNoPlan = ~std::uint32_t(0);
 };
 
 class ScheduleBuilder {
@@ -53,7 +59,9 @@ class ScheduleBuilder {
   // Appends one transfer and infers its dependencies. src == dst is a local operation
   // between two disjoint chunks of one rank (a reduction of staged data). A transfer of an
   // empty chunk is not emitted (returns kNoTransfer).
-  TransferId add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op, std::uint32_t step);
+  // `after`: one more transfer it depends on (kNoTransfer: none).
+  TransferId add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op, std::uint32_t step,
+                 TransferId after = kNoTransfer);
   TransferId send(Rank src, Rank dst, ChunkId chunk, Op op, std::uint32_t step) {
     return add(src, chunk, dst, chunk, op, step);
   }

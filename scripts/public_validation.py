@@ -264,13 +264,15 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   the same, but the multi-node presets do not mark their NVSwitches as reducing yet, so
   `--algo nccl` does not consider it there.
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
-  reduces and multicasts, so each GPU moves the buffer about once and busbw passes what any
-  GPU-to-GPU schedule reaches (about 480 GB/s measured against the ring's 380 GB/s on the
-  catalog's NVLink 4). collsim's `nvls` (issue 20) models it with each GPU sending and receiving
-  N bytes once, at the NVLink rate the catalog gives peer copies; that predicts about 650 GB/s,
-  too fast. NCCL's NVLS moves more: a reduce-scatter through the switch (each GPU sends N and
-  gets N/G) then a multicast allgather (N/G up, N down), and its own model gives NVLS 0.85 of the
-  NVLink bandwidth; neither is in the schedule or the preset yet.
+  reduces and multicasts, so busbw passes what any GPU-to-GPU schedule reaches (about 480 GB/s
+  measured against the ring's 380 GB/s on the catalog's NVLink 4). collsim's `nvls` runs NCCL's
+  data path (a reduce-scatter through the switch, each GPU sending N and getting N/G, then the
+  owners' write-backs multicast: N/G up, N down), which moves N/G more each way than an ideal
+  switch and brought these rows from 27-29% fast to 16-18% fast at 1 GiB and more. What remains:
+  collsim runs NVLink at the rate the catalog gives peer copies (84% of the link), and NCCL's
+  NVLS kernels, whose SMs split between scatter, reduce and gather warps, do not reach it; no
+  point-to-point figure gives NVLS's own rate, and NCCL's model (`nvlsEfficiency` 0.85 of the
+  bus bandwidth) is the switch's throughput in the preset already.
 - **NCCL's bandwidth ramp (the 16M rows).** On these nodes NCCL reaches half its peak busbw
   near 16 to 32 MiB; an alpha of 2 us per step (the catalog's peer-to-peer latency) puts
   the half-way size near 5 MiB. NCCL's per-step costs (kernel launch, chunk handshakes, the SMs

@@ -30,12 +30,25 @@ namespace {
 // (binary_tree.hpp's slots), phase 3 after the deepest broadcast of segment k.
 constexpr std::uint32_t kTreeStart = 2;
 
+// Segments a GPU may reduce into its switch ahead of the sums it has got back: NCCL's NVLS
+// stages chunks in buffers of a few slots (NCCL_STEPS), so the reduce-scatter cannot run the
+// whole buffer ahead of the rest; without this bound its messages would queue ahead of every
+// write-back of phase 3 on the GPU's way to the switch.
+constexpr std::uint32_t kSegmentsAhead = 2;
+
 void plan_node_reduce_scatter(Rank node, Rank g, Rank p, const std::vector<std::vector<ChunkId>>& segment,
                               std::vector<PlannedTransfer>& plan) {
   const Rank first = node * g, node_switch = p + node;
-  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
+  const std::uint32_t segments = std::uint32_t(segment.front().size());
+  std::vector<std::uint32_t> sum_back(std::size_t(g) * segments);  // plan index of part j's sum of segment k
+  for (std::uint32_t k = 0; k < segments; ++k)
     for (Rank j = 0; j < g; ++j) {
-      for (Rank l = 0; l < g; ++l) plan.push_back({k, first + l, segment[j][k], node_switch, segment[j][k], Op::reduce});
+      for (Rank l = 0; l < g; ++l) {
+        PlannedTransfer up{k, first + l, segment[j][k], node_switch, segment[j][k], Op::reduce};
+        if (k >= kSegmentsAhead) up.after = sum_back[l * segments + k - kSegmentsAhead];
+        plan.push_back(up);
+      }
+      sum_back[j * segments + k] = std::uint32_t(plan.size());
       plan.push_back({k + 1, node_switch, segment[j][k], first + j, segment[j][k], Op::copy});
     }
 }
@@ -71,7 +84,11 @@ Schedule nvls_tree(const ScheduleRequest& request) {
   const Rank p = request.ranks, g = request.ranks_per_node;
   if (g == 0) throw Error("nvls-tree needs the number of ranks per node (--ranks-per-node)");
   if (p % g != 0) throw Error(fmt::format("nvls-tree: {} ranks are not a whole number of nodes of {}", p, g));
-  const Rank m = p / g;
+  return through_node_switches(request, g, "nvls-tree");
+}
+
+Schedule through_node_switches(const ScheduleRequest& request, Rank g, std::string_view name) {
+  const Rank p = request.ranks, m = p / g;
   const std::uint32_t segments = request.segments;
   const ByteRange data{0, request.bytes};
 
@@ -87,7 +104,7 @@ Schedule nvls_tree(const ScheduleRequest& request) {
   for (Rank j = 0; j < g && m > 1; ++j) plan_rail_tree(tree, g, j, part_of(data, g, j), segments, request.bytes, table, plan);
   for (Rank n = 0; n < m; ++n) plan_node_multicast(n, g, p, multicast_start, segment, plan);
 
-  ScheduleInfo info = info_for(request, "nvls-tree");
+  ScheduleInfo info = info_for(request, name);
   info.reducers = m;
   info.scratch_bytes = m > 1 ? 2 * request.bytes : 0;  // the tree's staging slots, one per child
   ScheduleBuilder builder(info, table.ranges());

@@ -122,22 +122,45 @@ TEST_CASE("The checker proves nvls for P = 1..16, sizes 0 to 4099 and 1 to 5 seg
   CHECK_FALSE(check_schedule(generate_schedule("nvls", test::allreduce_request(100, 1000, 1, 0, 3))).exact);
 }
 
-TEST_CASE("nvls: each rank sends N bytes and receives N bytes, in 2 P S transfers over S + 1 steps") {
+TEST_CASE("nvls: each rank sends N + N/P bytes and receives N, in P (2P + 1) S transfers over S + 3 steps") {
+  // NCCL's data path (nvls.cpp): every part reduced into the switch and its sum handed to its
+  // owner (P parts up, one down), then the owner's write-back (one up) multicast to the others.
   const Rank p = 8;
   const std::uint64_t n = 8000;
-  const Schedule s = generate_schedule("nvls", test::allreduce_request(p, n, 1, 0, 4));
+  const std::uint32_t segments = 4;
+  const Schedule s = generate_schedule("nvls", test::allreduce_request(p, n, 1, 0, segments));
   std::vector<std::uint64_t> sent(p + 1), received(p + 1);
   for (TransferId id = 0; id < s.size(); ++id) {
     sent[s.transfer(id).src] += s.transfer_bytes(id);
     received[s.transfer(id).dst] += s.transfer_bytes(id);
   }
   for (Rank r = 0; r < p; ++r) {
-    CHECK(sent[r] == n);
+    CHECK(sent[r] == n + n / p);
     CHECK(received[r] == n);
   }
-  CHECK(received[p] == p * n);  // the switch reduces every rank's N
-  CHECK(s.size() == 2 * p * 4);
-  CHECK(s.step_count() == 5);
+  CHECK(received[p] == p * n + n);  // the switch reduces every rank's N and takes the write-backs
+  CHECK(s.size() == p * (2 * p + 1) * segments);
+  CHECK(s.step_count() == segments + 3);
+}
+
+TEST_CASE("nvls: a GPU reduces into the switch at most two segments ahead of the sums it got back") {
+  // Flow control as NCCL's bounded NVLS buffers: the reduction of segment k waits for the
+  // sum of segment k - 2, so the write-backs are not queued behind the whole buffer.
+  const Rank p = 4;
+  const Schedule s = generate_schedule("nvls", test::allreduce_request(p, 4096, 1, 0, 6));
+  std::size_t held = 0;
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    if (t.op != Op::reduce || t.step < 2) continue;
+    bool after_sum = false;
+    for (TransferId d : t.deps) {
+      const Transfer sum = s.transfer(d);
+      after_sum |= sum.src == p && sum.dst == t.src && sum.op == Op::copy && sum.step + 1 == t.step;
+    }
+    CHECK(after_sum);
+    ++held;
+  }
+  CHECK(held == std::size_t(p) * p * 4);  // segments 2 .. 5
 }
 
 TEST_CASE("nvls runs only where the cluster's switches reduce, and on one node") {

@@ -73,18 +73,20 @@ TEST_CASE("A reducing NVSwitch gets a reducer vertex: reduction throughput in, G
   CHECK(t.fabric_summary.find("reduces: nvls 3060 GB/s") != std::string::npos);
 }
 
-TEST_CASE("nvls on the analytic engine equals its closed form (S + 1)(a + N/S b)") {
-  for (Rank p : {2u, 4u, 8u}) {
+TEST_CASE("nvls on the analytic engine equals its closed form max(2P, P + 3)(a + N/P b) with one segment") {
+  for (Rank p : {2u, 3u, 4u, 8u}) {
     const ClusterConfig c = node(p, p * kLink_Bps);  // the switch keeps up with every GPU
     const CostModel flat = equivalent_cost_model(*c.topology, kGamma);
-    for (std::uint32_t segments : {1u, 2u, 4u, 7u})
-      for (std::uint64_t bytes : {std::uint64_t(segments) * 1000, std::uint64_t(segments) << 20}) {
-        INFO("P=" << p << " S=" << segments << " N=" << bytes);
-        const double analytic = run_analytic(nvls(p, bytes, segments), *c.topology, kGamma).time_s;
-        const double form = *closed_form_time("nvls", Collective::allreduce, p, bytes, flat, segments);
-        CHECK(analytic == Approx(form).epsilon(1e-9));
-        CHECK(form == Approx((segments + 1) * (kAlpha_s + double(bytes) / segments / kLink_Bps)).epsilon(1e-12));
-      }
+    for (std::uint64_t bytes : {std::uint64_t(p) * 1000, std::uint64_t(p) << 20}) {
+      INFO("P=" << p << " N=" << bytes);
+      const double analytic = run_analytic(nvls(p, bytes, 1), *c.topology, kGamma).time_s;
+      const double form = *closed_form_time("nvls", Collective::allreduce, p, bytes, flat, 1);
+      CHECK(analytic == Approx(form).epsilon(1e-9));
+      const double hop = kAlpha_s + double(bytes) / p / kLink_Bps;
+      CHECK(form == Approx(std::max(2.0 * p, p + 3.0) * hop).epsilon(1e-12));
+    }
+    // Segments interleave the two phases on the ports step by step: no closed form.
+    CHECK_FALSE(closed_form_time("nvls", Collective::allreduce, p, 1 << 20, flat, 4).has_value());
   }
 }
 
@@ -95,31 +97,35 @@ TEST_CASE("A switch's reduction costs no gamma on any engine") {
   CHECK(run_flow(s, *c.topology, 1e-6).time_s == Approx(run_flow(s, *c.topology, 0).time_s).epsilon(1e-12));
 }
 
-TEST_CASE("Where the switch reduces as fast as every GPU sends, the flow engine is the analytic one with channels") {
-  // One segment: the same messages, so the same time. S segments: each rank pair is one
-  // in-order channel in the flow engine, so segment k+1's start-up overlaps segment k's drain
-  // (docs/semantics.md): 2a + (S + 1) N/S b, where one-port pays (S + 1)(a + N/S b).
-  const std::uint64_t n = 24u << 20;
+TEST_CASE("Where the switch keeps up, nvls on the flow engine is bound by a GPU's N + N/P up, and pipelines to it") {
+  // A GPU sends every part once into the switch and writes its own part back: N + N/P bytes
+  // up its link, so no schedule of this data path beats (1 + 1/P) N b. With enough segments
+  // the reduce-scatter of segment k + 1 travels while segment k is written back and
+  // multicast, and the time comes within a few percent of that bound.
+  const std::uint64_t n = 64u << 20;
   for (Rank p : {2u, 4u, 8u}) {
     const ClusterConfig c = node(p, p * kLink_Bps);
-    for (std::uint32_t segments : {1u, 3u, 8u}) {
+    const double bound = (1.0 + 1.0 / p) * double(n) / kLink_Bps;
+    for (std::uint32_t segments : {1u, 4u, 64u}) {
       INFO("P=" << p << " S=" << segments);
-      const Schedule s = nvls(p, n, segments);
-      const double flow = run_flow(s, *c.topology, kGamma).time_s;
-      CHECK(flow == Approx(2 * kAlpha_s + (segments + 1) * double(n) / segments / kLink_Bps).epsilon(1e-9));
-      if (segments == 1) CHECK(flow == Approx(run_analytic(s, *c.topology, kGamma).time_s).epsilon(1e-9));
+      const double flow = run_flow(nvls(p, n, segments), *c.topology, kGamma).time_s;
+      CHECK(flow >= bound);
+      if (segments == 64) CHECK(flow <= 1.05 * bound + 4 * kAlpha_s);
+      if (segments == 1) CHECK(flow > 1.3 * bound);  // unpipelined, the phases follow one another
     }
   }
 }
 
-TEST_CASE("A slower switch is shared: P GPUs reducing at once each get 1/P of its throughput") {
+TEST_CASE("A slower switch is shared: it takes every GPU's N and the write-backs, (P + 1) N at its throughput") {
   const Rank p = 4;
   const std::uint64_t n = 64u << 20;
   const ClusterConfig c = node(p, kLink_Bps);  // reduces only as fast as one GPU sends
-  const double up = kAlpha_s + double(n) * p / kLink_Bps, down = kAlpha_s + double(n) / kLink_Bps;
-  CHECK(run_flow(nvls(p, n, 1), *c.topology, kGamma).time_s == Approx(up + down).epsilon(1e-9));
-  // The analytic engine, contention-free, sees each route alone.
-  CHECK(run_analytic(nvls(p, n, 1), *c.topology, kGamma).time_s == Approx(2 * down).epsilon(1e-9));
+  const double switch_bound = (p + 1.0) * double(n) / kLink_Bps;
+  const double flow = run_flow(nvls(p, n, 64), *c.topology, kGamma).time_s;
+  CHECK(flow >= switch_bound);
+  CHECK(flow <= 1.02 * switch_bound + 4 * kAlpha_s);
+  // The analytic engine, contention-free, sees each route alone: far below the shared switch.
+  CHECK(run_analytic(nvls(p, n, 64), *c.topology, kGamma).time_s < 0.5 * switch_bound);
 }
 
 #ifdef COLLSIM_HAVE_SIMGRID

@@ -74,8 +74,10 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
   else
     collect_write_hazards(dst, dst_chunk, self);
   if (after != kNoTransfer) {
+    // A switch runs no program: the rank they share must be a rank for an executor to see it.
     const Transfer earlier = schedule_.transfer(after);
-    if (earlier.src != src && earlier.dst != src && earlier.src != dst && earlier.dst != dst)
+    const auto shares = [&](Rank r) { return !info.is_reducer(r) && (earlier.src == r || earlier.dst == r); };
+    if (!shares(src) && !shares(dst))
       throw Error(fmt::format("generator bug: transfer {} -> {} ordered after one it shares no rank with", src, dst));
     deps_.push_back(after);
   }
@@ -87,19 +89,30 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
 }
 
 void ScheduleBuilder::add_in_step_order(std::vector<PlannedTransfer> plan) {
-  std::vector<std::uint32_t> order(plan.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return plan[a].step < plan[b].step; });
+  const auto by_step = [](const auto& a, const auto& b) { return a.step < b.step; };
+  const bool ordered = std::any_of(plan.begin(), plan.end(),
+                                   [](const PlannedTransfer& t) { return t.after != PlannedTransfer::kNoPlan; });
+  if (!ordered) {  // the common case: sort the plan itself (trees of millions of transfers)
+    std::stable_sort(plan.begin(), plan.end(), by_step);
+    for (const PlannedTransfer& t : plan) add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step);
+    return;
+  }
+  // Flow control names plan indices: sort (step, index) pairs, and learn each index's id.
+  struct Slot {
+    std::uint32_t step, index;
+  };
+  std::vector<Slot> order(plan.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = {plan[i].step, i};
+  std::stable_sort(order.begin(), order.end(), by_step);
   std::vector<TransferId> id_of(plan.size(), kNoTransfer);  // kNoTransfer: not added yet, or empty
-  for (std::uint32_t i : order) {
-    const PlannedTransfer& t = plan[i];
+  for (const Slot& slot : order) {
+    const PlannedTransfer& t = plan[slot.index];
     TransferId after = kNoTransfer;
     if (t.after != PlannedTransfer::kNoPlan) {
       if (plan[t.after].step >= t.step) throw Error("generator bug: a transfer ordered after a later step's");
       after = id_of[t.after];
     }
-    id_of[i] = add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, after);
+    id_of[slot.index] = add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, after);
   }
 }
 

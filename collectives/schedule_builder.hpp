@@ -44,7 +44,8 @@ struct PlannedTransfer {
   Op op = Op::copy;
   // Index in the same plan of a transfer this one must follow although no byte says so:
   // flow control, a bounded buffer that lets a rank run only so far ahead (kNoPlan: none).
-  // It shares a rank with this one, so executors can observe it, and has an earlier step.
+  // It shares a rank (not a switch) with this one, so executors can observe it, and has an
+  // earlier step; the builder refuses any other.
   std::uint32_t after = kNoPlan;
   static constexpr std::uint32_t kNoPlan = ~std::uint32_t(0);
 };

@@ -106,6 +106,31 @@ TEST_CASE("The builder infers no dependency between two ranks' reductions into a
   CHECK(std::vector<TransferId>(deps.begin(), deps.end()) == std::vector<TransferId>{r0, r1});
 }
 
+TEST_CASE("A planned transfer may follow another that shares a rank with it, named by its plan index") {
+  // Flow control (PlannedTransfer::after): no byte orders rank 0's second reduction after the
+  // sum it got back, only the plan does; the builder turns the plan index into a dependency.
+  ScheduleInfo info = two_ranks_one_switch(8);
+  std::vector<PlannedTransfer> plan = {
+      {0, 0, 0, 2, 0, Op::reduce}, {0, 1, 0, 2, 0, Op::reduce}, {1, 2, 0, 0, 0, Op::copy},
+      {2, 0, 1, 2, 1, Op::reduce}, {2, 1, 1, 2, 1, Op::reduce}, {3, 2, 1, 0, 1, Op::copy}};
+  plan[3].after = 2;  // rank 0's reduction of the second half after the first half's sum came back
+  ScheduleBuilder builder(info, {{0, 4}, {4, 4}});
+  builder.add_in_step_order(plan);
+  const Schedule s = std::move(builder).build();
+  const auto deps = s.transfer(3).deps;
+  CHECK(std::vector<TransferId>(deps.begin(), deps.end()) == std::vector<TransferId>{2});
+  CHECK(s.transfer(4).deps.empty());  // rank 1's was not held back
+
+  std::vector<PlannedTransfer> later = plan;
+  later[0].after = 2;  // after a transfer of a later step
+  ScheduleBuilder b2(info, {{0, 4}, {4, 4}});
+  CHECK_THROWS_WITH(b2.add_in_step_order(later), Catch::Contains("ordered after a later step"));
+  std::vector<PlannedTransfer> apart = plan;
+  apart[4].after = 0;  // rank 1 after rank 0's reduction: no rank in common
+  ScheduleBuilder b3(info, {{0, 4}, {4, 4}});
+  CHECK_THROWS_WITH(b3.add_in_step_order(apart), Catch::Contains("shares no rank"));
+}
+
 TEST_CASE("The checker proves nvls for P = 1..16, sizes 0 to 4099 and 1 to 5 segments") {
   std::size_t proved = 0;
   for (Rank p = 1; p <= 16; ++p)

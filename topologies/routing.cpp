@@ -37,6 +37,17 @@ std::uint64_t flow_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::
   return mix(mix(mix(mix(seed) ^ a) ^ b) ^ c);
 }
 
+namespace {
+
+// Dijkstra's weight of a link: its latency, +1 ns per hop (among equal latencies, fewer
+// hops; zero-latency links still count), +1 s into a reducer (a path ends there or avoids it).
+double path_weight(const Network& net, LinkId l) {
+  const Link& link = net.link(l);
+  return link.latency_s + 1e-9 + (net.vertex(link.to).kind == VertexKind::reducer ? 1.0 : 0.0);
+}
+
+}  // namespace
+
 ShortestPathRouter::ShortestPathRouter(const Network& net) : net_(net) {
   if (!net.finalized()) throw Error("shortest-path routing needs a finalized network");
 }
@@ -58,9 +69,8 @@ const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
   const std::size_t n = net_.vertex_count();
   std::vector<double> distance(n);
   std::vector<VertexId> predecessor(n);
-  // +1 ns per hop: among equal latencies, fewer hops; zero-latency links still count.
   auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
-      [&](Network::Graph::edge_descriptor e) { return net_.link(g[e]).latency_s + 1e-9; });
+      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, g[e]); });
   boost::dijkstra_shortest_paths(
       g, src,
       boost::weight_map(weight)
@@ -84,6 +94,59 @@ void ShortestPathRouter::route(VertexId src, VertexId dst, std::uint64_t, std::v
     at = net_.link(l).from;
   }
   std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
+}
+
+ReducerRouter::ReducerRouter(const Network& net) : net_(net), from_reducer_(net) {
+  std::vector<std::pair<VertexId, VertexId>> edges;
+  std::vector<LinkId> ids;
+  const Network::Graph& g = net.graph();
+  for (auto [e, end] = boost::edges(g); e != end; ++e) {
+    edges.emplace_back(boost::target(*e, g), boost::source(*e, g));
+    ids.push_back(g[*e]);
+  }
+  reversed_ = Network::Graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), ids.begin(),
+                             net.vertex_count());
+}
+
+const std::vector<LinkId>& ReducerRouter::tree_into(VertexId dst) const {
+  auto found = trees_into_.find(dst);
+  if (found != trees_into_.end()) return found->second;
+  const std::size_t n = net_.vertex_count();
+  std::vector<double> distance(n);
+  std::vector<VertexId> successor(n);  // on the reversed graph, the predecessor is the next hop
+  auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
+      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, reversed_[e]); });
+  boost::dijkstra_shortest_paths(
+      reversed_, dst,
+      boost::weight_map(weight)
+          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, reversed_)))
+          .predecessor_map(
+              boost::make_iterator_property_map(successor.begin(), boost::get(boost::vertex_index, reversed_))));
+  std::vector<LinkId> tree(n, kNoLink);
+  for (VertexId v = 0; v < n; ++v) {
+    if (successor[v] == v) continue;
+    // Among parallel links v -> successor, the lowest latency (as ShortestPathRouter).
+    for (auto [e, end] = boost::out_edges(successor[v], reversed_); e != end; ++e)
+      if (boost::target(*e, reversed_) == v &&
+          (tree[v] == kNoLink || net_.link(reversed_[*e]).latency_s < net_.link(tree[v]).latency_s))
+        tree[v] = reversed_[*e];
+  }
+  return trees_into_.emplace(dst, std::move(tree)).first->second;
+}
+
+void ReducerRouter::route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const {
+  if (net_.vertex(src).kind == VertexKind::reducer) return from_reducer_.route(src, dst, flow, out);
+  if (net_.vertex(dst).kind != VertexKind::reducer)
+    throw Error(fmt::format("reducer routing: neither {} nor {} is a reducer", net_.vertex(src).name,
+                            net_.vertex(dst).name));
+  if (src == dst) return;
+  const std::vector<LinkId>& tree = tree_into(dst);
+  for (VertexId at = src; at != dst;) {
+    const LinkId l = tree[at];
+    if (l == kNoLink) throw Error(fmt::format("no route from {} to {}", net_.vertex(src).name, net_.vertex(dst).name));
+    out.push_back(l);
+    at = net_.link(l).to;
+  }
 }
 
 }  // namespace collsim

@@ -35,7 +35,8 @@ class Router {
 };
 
 // Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept
-// (a cache without a lock: one router per thread).
+// (a cache without a lock: one router per thread). A path enters a switch reducer only to end
+// there (a link into a reducer weighs a second more), so no route cuts through a reduction.
 class ShortestPathRouter final : public Router {
  public:
   explicit ShortestPathRouter(const Network& net);
@@ -46,6 +47,23 @@ class ShortestPathRouter final : public Router {
   LinkId fastest_link(VertexId u, VertexId v) const;
   const Network& net_;
   mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
+};
+
+// Routes to and from switch reducers (VertexKind::reducer), shortest as ShortestPathRouter's:
+// one tree out of each reducer and one into it (Dijkstra on the reversed graph), made when
+// first asked. A schedule on P ranks and R reducers costs 2R searches, not P. Either end must
+// be a reducer.
+class ReducerRouter final : public Router {
+ public:
+  explicit ReducerRouter(const Network& net);
+  void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const override;
+
+ private:
+  const std::vector<LinkId>& tree_into(VertexId dst) const;  // each vertex's next link towards dst
+  const Network& net_;
+  ShortestPathRouter from_reducer_;
+  Network::Graph reversed_;
+  mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_into_;
 };
 
 }  // namespace collsim

@@ -17,6 +17,7 @@ Schedule hierarchical_ring(const ScheduleRequest& request);
 Schedule chain(const ScheduleRequest& request);
 Schedule nvls(const ScheduleRequest& request);
 Schedule nvls_tree(const ScheduleRequest& request);
+Schedule collnet(const ScheduleRequest& request);
 
 // The trees tree, two-tree and chain follow (their table entries' `trees`).
 std::vector<BinaryTree> tree_trees(const ScheduleInfo& info);

@@ -21,6 +21,7 @@
 
 #include "collectives/algorithms/binary_tree.hpp"
 #include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/nvls_phases.hpp"
 #include "collectives/error.hpp"
 
 namespace collsim::algorithms {
@@ -29,28 +30,6 @@ namespace {
 // Steps of the idealised pipeline: phase 1 of segment k at k and k + 1, the tree from k + 2
 // (binary_tree.hpp's slots), phase 3 after the deepest broadcast of segment k.
 constexpr std::uint32_t kTreeStart = 2;
-
-void plan_node_reduce_scatter(Rank node, Rank g, Rank p, const std::vector<std::vector<ChunkId>>& segment,
-                              std::vector<PlannedTransfer>& plan) {
-  const Rank first = node * g, node_switch = p + node;
-  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
-    for (Rank j = 0; j < g; ++j) {
-      for (Rank l = 0; l < g; ++l) plan.push_back({k, first + l, segment[j][k], node_switch, segment[j][k], Op::reduce});
-      plan.push_back({k + 1, node_switch, segment[j][k], first + j, segment[j][k], Op::copy});
-    }
-}
-
-void plan_node_multicast(Rank node, Rank g, Rank p, std::uint32_t start, const std::vector<std::vector<ChunkId>>& segment,
-                         std::vector<PlannedTransfer>& plan) {
-  const Rank first = node * g, node_switch = p + node;
-  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
-    for (Rank j = 0; j < g; ++j) {
-      if (g == 1) break;  // the rank already holds the sum
-      plan.push_back({start + k, first + j, segment[j][k], node_switch, segment[j][k], Op::copy});
-      for (Rank l = 0; l < g; ++l)
-        if (l != j) plan.push_back({start + k + 1, node_switch, segment[j][k], first + l, segment[j][k], Op::copy});
-    }
-}
 
 // Rail j's tree: binary_tree.hpp's plan over M positions, position n being rank n G + j.
 void plan_rail_tree(const BinaryTree& tree, Rank g, Rank j, ByteRange part, std::uint32_t segments,
@@ -76,9 +55,7 @@ Schedule nvls_tree(const ScheduleRequest& request) {
   const ByteRange data{0, request.bytes};
 
   ChunkTable table;
-  std::vector<std::vector<ChunkId>> segment(g, std::vector<ChunkId>(segments));  // [part][segment]
-  for (Rank j = 0; j < g; ++j)
-    for (std::uint32_t k = 0; k < segments; ++k) segment[j][k] = table.intern(part_of(part_of(data, g, j), segments, k));
+  const std::vector<std::vector<ChunkId>> segment = node_part_segments(data, g, segments, table);  // [part][segment]
 
   const BinaryTree tree = nccl_binary_tree(m);
   const std::uint32_t h = tree.height(), multicast_start = kTreeStart + (m > 1 ? 2 * h : 0);

@@ -255,6 +255,17 @@ void read_calibration_note(const ConfigReader& in, const YAML::Node& node, Clust
   }
 }
 
+// Which endpoints each reducer serves: node n's switch its GPUs, the fabric's every endpoint.
+std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
+  std::vector<ReducerRouter::Served> served;
+  for (std::size_t n = 0; n < t.node_reducers.size(); ++n) {
+    const auto first = t.endpoints.begin() + std::ptrdiff_t(n * t.endpoints_per_node);
+    served.push_back({t.node_reducers[n], {first, first + t.endpoints_per_node}});
+  }
+  if (t.fabric_reducer) served.push_back({*t.fabric_reducer, t.endpoints});
+  return served;
+}
+
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "bytes", "calibration"});
@@ -283,6 +294,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
       const SwitchReduction sharp = read_fabric_reduction(in, t);
       topo->fabric_reducer = in.at(t["reduction"], [&] { return add_fabric_reducer(net, fabric, sharp); });
       topo->fabric_reduction = "sharp";
+      fabric.summary += fmt::format(", reduces: sharp {:g} GB/s", to_GBps(sharp.throughput_Bps));
     }
   } else if (!nodes || nodes->params.nodes > 1) {
     in.fail(root, "missing key 'topology' (only a single node may go without a fabric)");
@@ -301,7 +313,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     in.at(memory, [&] { topo->add_memory(bandwidth); });
   }
   net.finalize();
-  if (topo->has_reducers()) topo->reducer_router = std::make_unique<ReducerRouter>(net);
+  if (topo->has_reducers()) topo->reducer_router = std::make_unique<ReducerRouter>(net, reducers_served(*topo));
   topo->fabric_summary = fabric.summary;
   topo->router = topo->routing == RoutingMode::shortest_path ? std::make_unique<ShortestPathRouter>(net)
                                                              : std::move(fabric.router);

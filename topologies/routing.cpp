@@ -96,7 +96,7 @@ void ShortestPathRouter::route(VertexId src, VertexId dst, std::uint64_t, std::v
   std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
 }
 
-ReducerRouter::ReducerRouter(const Network& net) : net_(net), from_reducer_(net) {
+ReducerRouter::ReducerRouter(const Network& net, std::vector<Served> served) : net_(net) {
   std::vector<std::pair<VertexId, VertexId>> edges;
   std::vector<LinkId> ids;
   const Network::Graph& g = net.graph();
@@ -106,47 +106,95 @@ ReducerRouter::ReducerRouter(const Network& net) : net_(net), from_reducer_(net)
   }
   reversed_ = Network::Graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), ids.begin(),
                              net.vertex_count());
+  for (Served& s : served) served_[s.reducer] = std::move(s.endpoints);
 }
 
-const std::vector<LinkId>& ReducerRouter::tree_into(VertexId dst) const {
-  auto found = trees_into_.find(dst);
-  if (found != trees_into_.end()) return found->second;
+namespace {
+
+// Stops a search (by throwing) once every endpoint it waits for is settled.
+struct AllSettled {};
+struct StopWhenSettled {
+  using event_filter = boost::on_finish_vertex;
+  const std::vector<bool>* wanted;
+  std::size_t* left;
+  void operator()(VertexId v, const Network::Graph&) const {
+    if ((*wanted)[v] && --*left == 0) throw AllSettled{};
+  }
+};
+
+// Among parallel links u -> v of `g` (the network's graph or its reverse), the lowest latency.
+LinkId fastest_edge(const Network& net, const Network::Graph& g, VertexId u, VertexId v) {
+  LinkId best = kNoLink;
+  for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
+    if (boost::target(*e, g) == v && (best == kNoLink || net.link(g[*e]).latency_s < net.link(best).latency_s))
+      best = g[*e];
+  return best;
+}
+
+}  // namespace
+
+ReducerRouter::Tree ReducerRouter::search(VertexId reducer, bool into, const std::vector<VertexId>* stop_after) const {
+  const Network::Graph& g = into ? reversed_ : net_.graph();
   const std::size_t n = net_.vertex_count();
   std::vector<double> distance(n);
-  std::vector<VertexId> successor(n);  // on the reversed graph, the predecessor is the next hop
+  std::vector<VertexId> predecessor(n);
+  for (VertexId v = 0; v < n; ++v) predecessor[v] = v;
+  std::vector<bool> wanted(n, false);
+  std::size_t left = 0;
+  if (stop_after)
+    for (VertexId v : *stop_after)
+      if (!wanted[v]) wanted[v] = true, ++left;
   auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
-      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, reversed_[e]); });
-  boost::dijkstra_shortest_paths(
-      reversed_, dst,
-      boost::weight_map(weight)
-          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, reversed_)))
-          .predecessor_map(
-              boost::make_iterator_property_map(successor.begin(), boost::get(boost::vertex_index, reversed_))));
-  std::vector<LinkId> tree(n, kNoLink);
-  for (VertexId v = 0; v < n; ++v) {
-    if (successor[v] == v) continue;
-    // Among parallel links v -> successor, the lowest latency (as ShortestPathRouter).
-    for (auto [e, end] = boost::out_edges(successor[v], reversed_); e != end; ++e)
-      if (boost::target(*e, reversed_) == v &&
-          (tree[v] == kNoLink || net_.link(reversed_[*e]).latency_s < net_.link(tree[v]).latency_s))
-        tree[v] = reversed_[*e];
+      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, g[e]); });
+  try {
+    boost::dijkstra_shortest_paths(
+        g, reducer,
+        boost::weight_map(weight)
+            .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, g)))
+            .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g)))
+            .visitor(boost::make_dijkstra_visitor(StopWhenSettled{&wanted, &left})));
+  } catch (const AllSettled&) {
   }
-  return trees_into_.emplace(dst, std::move(tree)).first->second;
+  // Keep the paths of the settled endpoints (all vertices after a full search): into the
+  // reducer, a vertex's link leads to its predecessor on the reversed graph; from it, the
+  // link into the vertex comes from its predecessor.
+  Tree tree;
+  for (VertexId v = 0; v < n; ++v) {
+    if (stop_after ? !wanted[v] : predecessor[v] == v) continue;
+    for (VertexId at = v; at != reducer && predecessor[at] != at && !tree.contains(at); at = predecessor[at])
+      tree[at] = fastest_edge(net_, g, predecessor[at], at);
+  }
+  return tree;
 }
 
-void ReducerRouter::route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const {
-  if (net_.vertex(src).kind == VertexKind::reducer) return from_reducer_.route(src, dst, flow, out);
-  if (net_.vertex(dst).kind != VertexKind::reducer)
+const ReducerRouter::Tree& ReducerRouter::tree(VertexId reducer, VertexId endpoint, bool into) const {
+  auto& trees = into ? into_ : from_;
+  auto found = trees.find(reducer);
+  if (found == trees.end()) {
+    const auto served = served_.find(reducer);
+    found = trees.emplace(reducer, search(reducer, into, served == served_.end() ? nullptr : &served->second)).first;
+  }
+  if (!found->second.contains(endpoint)) found->second = search(reducer, into, nullptr);  // one it does not serve
+  return found->second;
+}
+
+void ReducerRouter::route(VertexId src, VertexId dst, std::uint64_t, std::vector<LinkId>& out) const {
+  const bool from_reducer = net_.vertex(src).kind == VertexKind::reducer;
+  if (!from_reducer && net_.vertex(dst).kind != VertexKind::reducer)
     throw Error(fmt::format("reducer routing: neither {} nor {} is a reducer", net_.vertex(src).name,
                             net_.vertex(dst).name));
   if (src == dst) return;
-  const std::vector<LinkId>& tree = tree_into(dst);
-  for (VertexId at = src; at != dst;) {
-    const LinkId l = tree[at];
-    if (l == kNoLink) throw Error(fmt::format("no route from {} to {}", net_.vertex(src).name, net_.vertex(dst).name));
-    out.push_back(l);
-    at = net_.link(l).to;
+  const VertexId reducer = from_reducer ? src : dst, endpoint = from_reducer ? dst : src;
+  const Tree& t = tree(reducer, endpoint, !from_reducer);
+  const std::size_t first = out.size();
+  for (VertexId at = endpoint; at != reducer;) {
+    const auto step = t.find(at);
+    if (step == t.end() || step->second == kNoLink)
+      throw Error(fmt::format("no route from {} to {}", net_.vertex(src).name, net_.vertex(dst).name));
+    out.push_back(step->second);
+    at = from_reducer ? net_.link(step->second).from : net_.link(step->second).to;
   }
+  if (from_reducer) std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
 }
 
 }  // namespace collsim

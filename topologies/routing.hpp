@@ -50,20 +50,29 @@ class ShortestPathRouter final : public Router {
 };
 
 // Routes to and from switch reducers (VertexKind::reducer), shortest as ShortestPathRouter's:
-// one tree out of each reducer and one into it (Dijkstra on the reversed graph), made when
-// first asked. A schedule on P ranks and R reducers costs 2R searches, not P. Either end must
-// be a reducer.
+// one search out of each reducer and one into it (Dijkstra on the reversed graph), made when
+// first asked. Each reducer serves a known set of endpoints (a node's GPUs, or every endpoint
+// for the fabric's), and its searches stop once those are settled: a node's switch costs the
+// few vertices around it, not the whole network. Either end of a route must be a reducer; an
+// endpoint it does not serve gets a search over the whole network.
 class ReducerRouter final : public Router {
  public:
-  explicit ReducerRouter(const Network& net);
+  struct Served {
+    VertexId reducer;
+    std::vector<VertexId> endpoints;
+  };
+  ReducerRouter(const Network& net, std::vector<Served> served);
   void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const override;
 
  private:
-  const std::vector<LinkId>& tree_into(VertexId dst) const;  // each vertex's next link towards dst
+  // Each settled vertex's link on its path: towards the reducer (into) or from it.
+  using Tree = std::unordered_map<VertexId, LinkId>;
+  const Tree& tree(VertexId reducer, VertexId endpoint, bool into) const;
+  Tree search(VertexId reducer, bool into, const std::vector<VertexId>* stop_after) const;
   const Network& net_;
-  ShortestPathRouter from_reducer_;
   Network::Graph reversed_;
-  mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_into_;
+  std::unordered_map<VertexId, std::vector<VertexId>> served_;
+  mutable std::unordered_map<VertexId, Tree> into_, from_;
 };
 
 }  // namespace collsim

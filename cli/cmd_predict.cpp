@@ -408,7 +408,8 @@ void add_predict_command(CLI::App& app) {
   add_collective_option(*cmd, o.collective);
   add_algo_option(*cmd, o.algo,
                   "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
-                  "NCCL would run: the fastest of ring and two-tree with every protocol)")
+                  "NCCL would run: the fastest of ring and two-tree with every protocol, and where the switches reduce of "
+                  "nvls, nvls-tree and collnet with Simple)")
       ->capture_default_str();
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "

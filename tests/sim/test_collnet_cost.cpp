@@ -5,7 +5,9 @@
 // (1e-9) with one GPU per node (the flow engine too, one segment) and on one node; SimGrid
 // equals the flow engine on 1-3 nodes (1e-6); configs that put SHARP where it cannot be, or
 // leave out its numbers, are refused in one line; collnet where the fabric does not reduce is
-// refused; `--algo nccl` considers collnet only where the fabric reduces.
+// refused; `--algo nccl` considers collnet only where the fabric reduces, and picks it at 16 MiB
+// on the marked DGX SuperPOD SU; the reducer router's searches, which stop once a reducer's own
+// endpoints are settled, give the routes of full searches.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -24,6 +26,7 @@
 #endif
 #include "tests/support/schedule_request.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/routing.hpp"
 
 using namespace collsim;
 
@@ -228,4 +231,35 @@ TEST_CASE("Algo nccl considers collnet where the fabric reduces, with Simple, an
       "reduction: nvls, reduction_Bps: 2.0e+11, reduction_latency_s: 0}\ngamma_s_per_byte: 1.0e-10\n",
       "t.yaml");
   for (const PredictionRecord& rec : predict_algorithms(plain, {"nccl"}, {4096, 1u << 28})) CHECK(rec.runs != "collnet");
+}
+
+TEST_CASE("The reducer router's searches that stop at a reducer's own endpoints give the routes of full searches") {
+  const ClusterConfig c = cluster(3, 4, 2 * kIb_Bps, 5e-7, true, 1e-7);
+  const Topology& t = *c.topology;
+  const ReducerRouter full(t.network, {});  // serves nobody: every search covers the network
+  std::vector<VertexId> reducers = t.node_reducers;
+  reducers.push_back(*t.fabric_reducer);
+  for (VertexId reducer : reducers)
+    for (Rank r = 0; r < t.ranks(); ++r) {
+      const VertexId gpu = t.vertex_of(r);
+      for (bool into : {true, false}) {
+        std::vector<LinkId> targeted, everywhere;
+        const VertexId src = into ? gpu : reducer, dst = into ? reducer : gpu;
+        t.reducer_router->route(src, dst, 0, targeted);
+        full.route(src, dst, 0, everywhere);
+        INFO("rank " << r << (into ? " into " : " from ") << t.network.vertex(reducer).name);
+        CHECK(targeted == everywhere);
+        CHECK(is_path(t.network, targeted, src, dst));
+      }
+    }
+}
+
+TEST_CASE("On the marked DGX SuperPOD SU, --algo nccl runs collnet at 16 MiB, one hop across nodes") {
+  const ClusterConfig su = load_preset("dgx-h100-superpod-su");
+  REQUIRE(su.topology->fabric_reducer);
+  REQUIRE(su.topology->node_reducers.size() == 32);
+  const std::vector<PredictionRecord> nccl = predict_algorithms(su, {"nccl", "ring"}, {16u << 20});
+  REQUIRE(nccl.size() == 2);
+  CHECK(nccl[0].runs == "collnet");
+  CHECK(nccl[0].time_s < nccl[1].time_s / 3);  // a ring crosses the nodes 2(M - 1) times
 }

@@ -85,6 +85,7 @@ TEST_CASE("collnet: each GPU sends N + N/G into its node's switch and N/G into t
   }
   CHECK(fabric_reduced == m * n);  // every node's node-sum of every part
   CHECK(s.size() == p * 4 * (2 * g + 3));  // the size bound's count, exactly
+  CHECK(s.step_count() == 4 + 5);          // three phases of S + 1 steps, each two steps after the last
 }
 
 TEST_CASE("collnet with one rank per node uses only the SHARP switch; on one node, only the node's") {
@@ -95,6 +96,8 @@ TEST_CASE("collnet with one rank per node uses only the SHARP switch; on one nod
     CHECK((rails.info().is_fabric_reducer(t.src) || rails.info().is_fabric_reducer(t.dst)));
   }
   CHECK(rails.size() == 2 * 4 * 2);
+  CHECK(rails.step_count() == 2 + 1);
+  CHECK(node.step_count() == 2 + 3);
   for (TransferId id = 0; id < node.size(); ++id) {
     const Transfer t = node.transfer(id);
     CHECK_FALSE((node.info().is_fabric_reducer(t.src) || node.info().is_fabric_reducer(t.dst)));

@@ -40,7 +40,8 @@ void print_state(const ScheduleInfo& info, const std::vector<std::vector<std::st
   std::size_t width = 2;
   for (const auto& row : state)
     for (const auto& cell : row) width = std::max(width, cell.size());
-  const std::size_t label = info.reducers > 0 ? 10 : 7;  // "switch 0" is wider than "gpu 0"
+  // "switch 0" and "SHARP switch" are wider than "gpu 0"
+  const std::size_t label = info.reducers > 0 ? (info.is_fabric_reducer(info.fabric_reducer()) ? 13 : 10) : 7;
   for (std::size_t r = 0; r < state.size(); ++r) {
     fmt::print("  {:<{}}", endpoint_name(info, Rank(r)), label);
     std::string row;

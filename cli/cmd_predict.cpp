@@ -145,7 +145,7 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
       fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
                  to_GBps(1 / rank_port_beta(t, 0)),
-                 t.node_reducers.empty() ? "" : "; switches reduce, so N bytes each way and no rank's reduction");
+                 t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
     fmt::print("\n");
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));
@@ -155,11 +155,16 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     std::vector<std::string_view> between_ranks, in_network;
     for (std::string_view a : nccl_candidates(r.collective))
       (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
-    const bool reduces = r.topology && !r.topology->node_reducers.empty() && !in_network.empty();
+    const bool nodes_reduce = r.topology && !r.topology->node_reducers.empty() && !in_network.empty();
+    const bool fabric_reduces = r.topology && r.topology->fabric_reducer && !in_network.empty();
+    const std::string in_switches = nodes_reduce && fabric_reduces
+                                        ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
+                                    : nodes_reduce   ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
+                                    : fabric_reduces ? " and of collnet (nodes of one GPU) with Simple"
+                                                     : "";
     fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
                "proto; algorithm shows the choice)\n\n",
-               fmt::join(between_ranks, ", "), reduces ? " and of nvls (one node) and nvls-tree (nodes) with Simple" : "",
-               r.engine);
+               fmt::join(between_ranks, ", "), in_switches, r.engine);
   }
 }
 
@@ -403,7 +408,8 @@ void add_predict_command(CLI::App& app) {
   add_collective_option(*cmd, o.collective);
   add_algo_option(*cmd, o.algo,
                   "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
-                  "NCCL would run: the fastest of ring and two-tree with every protocol)")
+                  "NCCL would run: the fastest of ring and two-tree with every protocol, and where the switches reduce of "
+                  "nvls, nvls-tree and collnet with Simple)")
       ->capture_default_str();
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "

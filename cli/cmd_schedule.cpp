@@ -83,7 +83,11 @@ void list_algorithms(Format format) {
     for (Collective c : a.collectives) cs += (cs.empty() ? "" : ", ") + std::string(to_string(c));
     fmt::print("{:<19} {}\n{:<19} collectives: {}{}{}\n", a.name, a.summary, "", cs,
                a.pipelined ? "; pipelined (--segments)" : "",
-               a.in_network != InNetwork::none ? "; needs node switches that reduce (nodes: reduction: nvls)" : "");
+               a.in_network == InNetwork::node_switch ? "; needs node switches that reduce (nodes: reduction: nvls)"
+               : a.in_network == InNetwork::fabric
+                   ? "; needs switches that reduce: the fabric's (topology: reduction: sharp) and, with several "
+                     "GPUs per node, the nodes' (nodes: reduction: nvls)"
+                   : "");
   }
 }
 

@@ -56,6 +56,13 @@ ScheduleSize nvls_tree_size(const ScheduleRequest& r) {
   return one_pass(r.ranks * r.segments * (2 * g + 5), 3 * cut(r, g * r.segments));
 }
 
+// Per rank and segment: G + 1 transfers of the node's reduce-scatter, one up to the SHARP
+// switch and one back, G of the multicast (its write and G - 1 copies).
+ScheduleSize collnet_size(const ScheduleRequest& r) {
+  const double g = std::max<Rank>(r.ranks_per_node, 1);
+  return one_pass(r.ranks * r.segments * (2 * g + 3), cut(r, g * r.segments));
+}
+
 ScheduleSize hierarchical_size(const ScheduleRequest& r) {
   const double g = std::max<Rank>(r.ranks_per_node, 1);
   return one_pass(2.0 * r.ranks * (g + r.ranks / g) * r.segments, cut(r, double(r.ranks) * r.segments));
@@ -174,6 +181,16 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .pipelined = true,
        .needs_ranks_per_node = true,
        .in_network = InNetwork::node_switch},
+      {.name = "collnet",
+       .summary = "NVLS reduce-scatter in each node, InfiniBand SHARP across nodes per rail, NVLS multicast back "
+                  "(NCCL's CollNet direct)",
+       .collectives = {allreduce},
+       .generate = algorithms::collnet,
+       .size_bound = collnet_size,
+       .pipelined = true,
+       .needs_ranks_per_node = true,
+       .closed_form = closed_forms::collnet,
+       .in_network = InNetwork::fabric},
   };
   return table;
 }
@@ -183,8 +200,17 @@ bool AlgorithmEntry::runs_on(Rank ranks, Rank ranks_per_node) const {
   return !needs_ranks_per_node || (ranks_per_node > 0 && ranks % ranks_per_node == 0);
 }
 
+bool AlgorithmEntry::has_switches(SwitchesReduce reduce, Rank ranks_per_node) const {
+  switch (in_network) {
+    case InNetwork::none: return true;
+    case InNetwork::node_switch: return reduce.node;
+    case InNetwork::fabric: return reduce.fabric && (reduce.node || ranks_per_node <= 1);
+  }
+  return false;
+}
+
 std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
-                                                Rank ranks_per_node, bool switches_reduce) {
+                                                Rank ranks_per_node, SwitchesReduce reduce) {
   const bool every = names.size() == 1 && (names[0] == "all" || names[0] == "auto");
   std::vector<std::string> out;
   if (!every) {
@@ -197,8 +223,7 @@ std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& 
     return out;
   }
   for (const AlgorithmEntry& a : algorithm_table())
-    if (a.supports(collective) && a.runs_on(ranks, ranks_per_node) &&
-        (a.in_network == InNetwork::none || switches_reduce))
+    if (a.supports(collective) && a.runs_on(ranks, ranks_per_node) && a.has_switches(reduce, ranks_per_node))
       out.emplace_back(a.name);
   return out;
 }

@@ -56,11 +56,20 @@ using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, 
 // The trees a tree algorithm's schedule follows, for explain and the pictures.
 using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
 
-// What an algorithm needs of the network's switches: nothing, or a switch that reduces
+// What an algorithm needs of the network's switches: nothing; a switch that reduces
 // (in-network reduction) in each node it runs on: reducer n of its schedules is node n's
-// switch (collectives/schedule.hpp). Such algorithms run only where the cluster says its
-// switches reduce, and "all" lists them only there.
-enum class InNetwork : std::uint8_t { none, node_switch };
+// switch; or the fabric's reducer (InfiniBand SHARP, reducer M after the M nodes' switches:
+// collectives/schedule.hpp), and node switches that reduce where a node holds several ranks.
+// Such algorithms run only where the cluster says its switches reduce, and "all" lists them
+// only there.
+enum class InNetwork : std::uint8_t { none, node_switch, fabric };
+
+// Which of a cluster's switches reduce (topologies' `reduction: nvls` and `reduction: sharp`).
+struct SwitchesReduce {
+  bool node = false;    // each node's NVSwitch (NVLink SHARP)
+  bool fabric = false;  // the fabric's InfiniBand switches (SHARP)
+  bool any() const { return node || fabric; }
+};
 
 // One algorithm and what the rest of collsim needs to know of it. Adding an algorithm: its
 // file in algorithms/ and one entry in algorithm.cpp.
@@ -81,6 +90,8 @@ struct AlgorithmEntry {
   bool within_one_node = false;       // all its ranks on one node (nvls): with nodes, P <= ranks_per_node
 
   bool supports(Collective c) const;
+  // Whether the switches it needs reduce here, for nodes of `ranks_per_node` ranks.
+  bool has_switches(SwitchesReduce reduce, Rank ranks_per_node) const;
   // Whether it can run on `ranks` ranks, `ranks_per_node` to a node (0: no nodes).
   bool runs_on(Rank ranks, Rank ranks_per_node) const;
 };
@@ -93,9 +104,9 @@ std::vector<std::string_view> algorithms_for(Collective collective);
 
 // The algorithms a request names, checked: "all" and "auto" become every algorithm of the
 // collective that runs on these ranks; other names must exist and implement the collective.
-// In-network algorithms (InNetwork) are among "all" only when `switches_reduce`.
+// In-network algorithms (InNetwork) are among "all" only where the switches they need reduce.
 std::vector<std::string> expand_algorithm_names(const std::vector<std::string>& names, Collective collective, Rank ranks,
-                                                Rank ranks_per_node, bool switches_reduce = false);
+                                                Rank ranks_per_node, SwitchesReduce reduce = {});
 
 // The size bound of `algorithm` for this request (its default segments filled in).
 ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request);

@@ -199,6 +199,25 @@ std::optional<double> nvls(Collective, Rank ranks, double n, const CostModel& co
   return std::max(2 * p, p + 3) * (link.alpha_s + n / p * link.beta_s_per_byte);
 }
 
+// One rank per node: nvls's pipeline with the SHARP switch for the NVSwitch, on the route
+// between nodes. One node, one segment: each GPU sends its G parts up back to back, gets its
+// own part's sum, writes it back, and receives the G - 1 other parts; with G = 2 the second
+// part's write waits for its copy, one hop later than the first's (tested against the
+// analytic engine). Otherwise the phases overlap in ways no short form captures: none.
+std::optional<double> collnet(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  const Rank g = std::max<Rank>(cost.ranks_per_node, 1);
+  if (ranks % g != 0) return std::nullopt;
+  const double s = std::max<std::uint32_t>(segments, 1);
+  if (g == 1) {
+    const LinkCost& link = cost.inter_node;
+    return (s + 1) * (link.alpha_s + n / s * link.beta_s_per_byte);
+  }
+  if (ranks != g || segments > 1) return std::nullopt;
+  const LinkCost& link = cost.intra_node;
+  const double hop = link.alpha_s + n / g * link.beta_s_per_byte;
+  return std::max(2.0 * g, g + 3.0) * hop;
+}
+
 }  // namespace closed_forms
 
 std::optional<double> closed_form_time(std::string_view algorithm, Collective collective, Rank ranks,

@@ -13,6 +13,11 @@
 //                      taken as the node's GPU-to-GPU link: exact when the switch adds no latency
 //                      and reduces at least at the GPU link's rate. With S > 1 segments the two
 //                      phases interleave on the ports step by step: no closed form, as tree)
+//   collnet            G = 1 (M nodes of one rank): (S + 1)(a + N/S b), a and b of the route
+//                      between nodes standing for a GPU's route to the SHARP switch and back;
+//                      one node (M = 1), S = 1: max(2G, G + 3)(a + N/G b) on the node's link
+//                      (G parts up, one down, one up, G - 1 down; with G = 2 the last part's
+//                      write waits for its own copy); exact as nvls's; none otherwise
 //   lower bound        ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g (Patarasuk & Yuan 2009;
 //                      a max of its port and reducer parts when reduction overlaps transfers)
 // For P not a power of two, recursive doubling and Rabenseifner fold (fold.hpp): one extra
@@ -46,6 +51,8 @@ std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, 
 std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost,
                                         std::uint32_t segments);
 std::optional<double> nvls(Collective collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments);
+std::optional<double> collnet(Collective collective, Rank ranks, double n, const CostModel& cost,
+                              std::uint32_t segments);
 }  // namespace closed_forms
 
 // nullopt when the algorithm has no closed form for this collective / model (its table entry).

@@ -65,7 +65,7 @@ struct Grid {
   double row_height;
   std::uint32_t steps;
   Rank ranks;  // rows: the ranks, then the switch reducers
-  Rank reducers;
+  ScheduleInfo info;  // which rows are reducers, and their names
 
   double x(std::uint32_t step) const { return kLeft + step * step_width; }
   double y(Rank rank) const { return kTop + (rank + 0.5) * row_height; }
@@ -76,7 +76,7 @@ struct Grid {
 Grid make_grid(const Schedule& s) {
   const std::uint32_t steps = std::max<std::uint32_t>(s.step_count(), 1);
   const Rank rows = s.info().endpoints();
-  return {std::clamp(1400.0 / steps, 24.0, 90.0), std::clamp(720.0 / rows, 14.0, 36.0), steps, rows, s.info().reducers};
+  return {std::clamp(1400.0 / steps, 24.0, 90.0), std::clamp(720.0 / rows, 14.0, 36.0), steps, rows, s.info()};
 }
 
 std::string markers() {
@@ -135,11 +135,11 @@ std::string column_labels(const Schedule& s, const Grid& g) {
 std::string rank_rows(const Grid& g) {
   std::string out = "<g class=\"rows\" font-size=\"12\">\n";
   for (Rank r = 0; r < g.ranks; ++r) {
-    const bool reducer = r + g.reducers >= g.ranks;
+    const bool reducer = g.info.is_reducer(r);
     out += fmt::format("  <line class=\"{5}-row\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
-                       "stroke=\"#bbbbbb\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5} {6}</text>\n",
+                       "stroke=\"#bbbbbb\"/><text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{6}</text>\n",
                        kLeft, g.y(r), g.x(g.steps), kLeft - 8, g.y(r) + 4, reducer ? "switch" : "rank",
-                       reducer ? r - (g.ranks - g.reducers) : r);
+                       reducer ? reducer_name(g.info, r) : fmt::format("rank {}", r));
   }
   for (std::uint32_t step = 0; step <= g.steps; ++step)
     out += fmt::format("  <line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n",

@@ -88,7 +88,7 @@ Explanation explain_schedule(const Schedule& s) {
 }
 
 std::string endpoint_name(const ScheduleInfo& info, Rank id) {
-  return info.is_reducer(id) ? fmt::format("switch {}", id - info.ranks) : fmt::format("gpu {}", id);
+  return info.is_reducer(id) ? reducer_name(info, id) : fmt::format("gpu {}", id);
 }
 
 std::string describe_chunk(const Schedule& s, const Explanation& x, ChunkId chunk) {

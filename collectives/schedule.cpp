@@ -30,6 +30,10 @@ std::string_view to_string(Collective collective) {
   return "unknown";
 }
 
+std::string reducer_name(const ScheduleInfo& info, Rank id) {
+  return info.is_fabric_reducer(id) ? "SHARP switch" : fmt::format("switch {}", id - info.ranks);
+}
+
 std::string_view to_string(Op op) { return op == Op::copy ? "copy" : "reduce"; }
 
 const std::vector<Collective>& all_collectives() {

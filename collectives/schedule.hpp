@@ -24,8 +24,9 @@
 // part of the postcondition. A `reduce` transfer into a reducer is an in-network reduction:
 // reductions into the same bytes of a reducer commute (the switch accumulates them), so
 // they need no order among themselves, but every read of those bytes (the multicast back)
-// must follow every reduction into them. Which switch reducer k is, is the algorithm's
-// convention (nvls: reducer n is node n's NVSwitch), so this folder needs no topology.
+// must follow every reduction into them. Which switch reducer k is, is the layout below
+// (ScheduleInfo::nodes, fabric_reducer): node n's switch, then the fabric's, so this folder
+// needs no topology.
 //
 // Storage is struct-of-arrays with dependencies in CSR form, so ring allreduce on 4096 ranks
 // (33.5 M transfers) fits in about 1.2 GB.
@@ -86,6 +87,13 @@ struct ScheduleInfo {
   // Ranks and reducers: every id a transfer may name.
   Rank endpoints() const { return ranks + reducers; }
   bool is_reducer(Rank id) const { return id >= ranks; }
+  // The reducer layout, defined once: reducer n (id ranks + n) is node n's switch for the
+  // nodes() the ranks fill (ranks_per_node to a node; without it, one node), and the one after
+  // them, id fabric_reducer(), the fabric's (InfiniBand SHARP's aggregation tree), where a
+  // schedule has it (reducers = nodes() + 1).
+  Rank nodes() const { return ranks_per_node > 0 ? (ranks + ranks_per_node - 1) / ranks_per_node : 1; }
+  Rank fabric_reducer() const { return ranks + nodes(); }
+  bool is_fabric_reducer(Rank id) const { return id == fabric_reducer() && id < endpoints(); }
   // The collective's precondition: does `rank` start with its own contribution in `range`
   // (a range inside one element)? Allgather ranks hold only their block, broadcast only the
   // root holds data, scratch starts empty.
@@ -104,6 +112,10 @@ struct Transfer {
 
   bool is_local() const { return src == dst; }
 };
+
+// How explain, the SVG and traces name a reducer: "switch k" for node k's, "SHARP switch"
+// for the fabric's.
+std::string reducer_name(const ScheduleInfo& info, Rank id);
 
 // A reduce into a reducer: an in-network reduction, which commutes with the others into the
 // same bytes (schedule.hpp's header).

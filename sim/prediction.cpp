@@ -38,8 +38,11 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   return sr;
 }
 
-// Whether the cluster's node switches reduce (in-network algorithms run there; "all" lists them).
-bool switches_reduce(const PredictionRequest& r) { return r.topology && !r.topology->node_reducers.empty(); }
+// Which of the cluster's switches reduce (in-network algorithms run there; "all" lists them).
+SwitchesReduce switches_reduce(const PredictionRequest& r) {
+  if (!r.topology) return {};
+  return {!r.topology->node_reducers.empty(), r.topology->fabric_reducer.has_value()};
+}
 
 // The algorithms whose schedule can be told as a stream, and how (collectives/transfer_stream.hpp).
 using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest&);
@@ -79,11 +82,12 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
 }
 
 // Whether NCCL would consider `algorithm` here: its in-network ones only where the switches
-// reduce, and NVLS_TREE only across nodes (NCCL's enqueue.cc disables it on one node).
+// they need reduce, and NVLS_TREE and CollNet only across nodes (NCCL's enqueue.cc disables
+// NVLS_TREE on one node; CollNet needs the network).
 bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm) {
   if (!algorithm.runs_on(r.ranks, r.cost.ranks_per_node)) return false;
   if (algorithm.in_network == InNetwork::none) return true;
-  if (!switches_reduce(r)) return false;
+  if (!algorithm.has_switches(switches_reduce(r), r.cost.ranks_per_node)) return false;
   return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
 }
 
@@ -162,7 +166,7 @@ CostModel lower_bound_model(const PredictionRequest& r, const CostModel& flat, P
 void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  const bool switches_reduce = r.topology && !r.topology->node_reducers.empty();
+  const bool switches_reduce = r.topology && r.topology->has_reducers();
   const Ports ports = r.engine != "analytic" ? Ports::none : r.analytic.one_port ? Ports::one : Ports::unshared;
   rec.lower_bound_s =
       lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports, switches_reduce);
@@ -266,8 +270,8 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   every_protocol.protocol = "auto";
   std::optional<PredictionRecord> best;
   for (std::string_view a : nccl_runs_at(r, bytes)) {
-    // NCCL runs NVLS and NVLS_TREE with the Simple protocol only (its tuning gives LL and
-    // LL128 no bandwidth there).
+    // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
+    // LL and LL128 no bandwidth there: tuning.cc, "Not used").
     PredictionRecord rec = find_algorithm(a).in_network == InNetwork::none
                                ? predict_algorithm(every_protocol, std::string(a), bytes)
                                : predict_with(r, find_protocol("simple"), std::string(a), bytes);
@@ -314,7 +318,7 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
 std::vector<std::string_view> nccl_candidates(Collective collective) {
   const bool rooted = collective == Collective::broadcast || collective == Collective::reduce;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
-  if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree"});
+  if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree", "collnet"});
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
 }

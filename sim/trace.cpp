@@ -121,7 +121,7 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& 
     const std::size_t lanes = slices.empty() ? 1 : *std::max_element(lane.begin(), lane.end()) + 1;
     for (std::size_t k = 0; k < lanes; ++k) {
       const std::size_t tid = r + k * ranks;
-      const std::string name = s.info().is_reducer(r) ? fmt::format("switch {}", r - s.info().ranks)
+      const std::string name = s.info().is_reducer(r) ? reducer_name(s.info(), r)
                                                       : fmt::format("rank {}", r);
       const std::string label = k == 0 ? name : fmt::format("{} #{}", name, k + 1);
       event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_name", "args": {{"name": {}}}}})", pid,

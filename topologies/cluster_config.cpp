@@ -169,13 +169,32 @@ std::vector<GpuPairLinks> read_peer_links(const ConfigReader& in, const YAML::No
 // (NVLink SHARP); only an NVSwitch can.
 SwitchReduction read_switch_reduction(const ConfigReader& in, const YAML::Node& node, const std::string& switch_name) {
   const YAML::Node kind = in.require(node, "reduction", "nodes");
-  if (const std::string k = in.text(kind, "nodes.reduction"); k != "nvls")
+  if (const std::string k = in.text(kind, "nodes.reduction"); k == "sharp")
+    in.fail(kind, "'nodes.reduction: sharp': InfiniBand SHARP reduces in the fabric's switches, so it belongs under "
+                  "'topology' (reduction: sharp); a node's NVSwitch takes nvls");
+  else if (k != "nvls")
     in.fail(kind, fmt::format("'nodes.reduction' must be nvls (NVLink SHARP in the NVSwitch; got '{}')", k));
   if (switch_name != "nvswitch")
     in.fail(kind, fmt::format("'nodes.reduction: nvls' needs switch: nvswitch; a {} switch cannot reduce", switch_name));
   SwitchReduction r;
   r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", "nodes"), "nodes.reduction_Bps", kBandwidthRange);
   r.latency_s = in.physical(in.require(node, "reduction_latency_s", "nodes"), "nodes.reduction_latency_s", kTimeRange);
+  return r;
+}
+
+// `topology: reduction: sharp` with `reduction_Bps` and `reduction_latency_s`: the fabric's
+// switches reduce (InfiniBand SHARP), as one logical reducer (builders.hpp, add_fabric_reducer).
+SwitchReduction read_fabric_reduction(const ConfigReader& in, const YAML::Node& node) {
+  const YAML::Node kind = in.require(node, "reduction", "topology");
+  if (const std::string k = in.text(kind, "topology.reduction"); k == "nvls")
+    in.fail(kind, "'topology.reduction: nvls': NVLink SHARP reduces in a node's NVSwitch, so it belongs under 'nodes' "
+                  "(reduction: nvls); an InfiniBand fabric takes sharp");
+  else if (k != "sharp")
+    in.fail(kind, fmt::format("'topology.reduction' must be sharp (InfiniBand SHARP in the fabric's switches; got '{}')", k));
+  SwitchReduction r;
+  r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", "topology"), "topology.reduction_Bps", kBandwidthRange);
+  r.latency_s =
+      in.physical(in.require(node, "reduction_latency_s", "topology"), "topology.reduction_latency_s", kTimeRange);
   return r;
 }
 
@@ -236,6 +255,17 @@ void read_calibration_note(const ConfigReader& in, const YAML::Node& node, Clust
   }
 }
 
+// Which endpoints each reducer serves: node n's switch its GPUs, the fabric's every endpoint.
+std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
+  std::vector<ReducerRouter::Served> served;
+  for (std::size_t n = 0; n < t.node_reducers.size(); ++n) {
+    const auto first = t.endpoints.begin() + std::ptrdiff_t(n * t.endpoints_per_node);
+    served.push_back({t.node_reducers[n], {first, first + t.endpoints_per_node}});
+  }
+  if (t.fabric_reducer) served.push_back({*t.fabric_reducer, t.endpoints});
+  return served;
+}
+
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "bytes", "calibration"});
@@ -259,6 +289,13 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
   if (root["topology"]) {
     const FabricRequest request{in, root["topology"], net, build_mode, topo->routing_seed, nics};
     fabric = fabric_kind(request).read(request);
+    const YAML::Node t = root["topology"];
+    if (t["reduction"] || t["reduction_Bps"] || t["reduction_latency_s"]) {
+      const SwitchReduction sharp = read_fabric_reduction(in, t);
+      topo->fabric_reducer = in.at(t["reduction"], [&] { return add_fabric_reducer(net, fabric, sharp); });
+      topo->fabric_reduction = "sharp";
+      fabric.summary += fmt::format(", reduces: sharp {:g} GB/s", to_GBps(sharp.throughput_Bps));
+    }
   } else if (!nodes || nodes->params.nodes > 1) {
     in.fail(root, "missing key 'topology' (only a single node may go without a fabric)");
   }
@@ -276,7 +313,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     in.at(memory, [&] { topo->add_memory(bandwidth); });
   }
   net.finalize();
-  if (!topo->node_reducers.empty()) topo->reducer_router = std::make_unique<ShortestPathRouter>(net);
+  if (topo->has_reducers()) topo->reducer_router = std::make_unique<ReducerRouter>(net, reducers_served(*topo));
   topo->fabric_summary = fabric.summary;
   topo->router = topo->routing == RoutingMode::shortest_path ? std::make_unique<ShortestPathRouter>(net)
                                                              : std::move(fabric.router);

@@ -35,7 +35,8 @@ class Router {
 };
 
 // Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept
-// (a cache without a lock: one router per thread).
+// (a cache without a lock: one router per thread). A path enters a switch reducer only to end
+// there (a link into a reducer weighs a second more), so no route cuts through a reduction.
 class ShortestPathRouter final : public Router {
  public:
   explicit ShortestPathRouter(const Network& net);
@@ -46,6 +47,32 @@ class ShortestPathRouter final : public Router {
   LinkId fastest_link(VertexId u, VertexId v) const;
   const Network& net_;
   mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
+};
+
+// Routes to and from switch reducers (VertexKind::reducer), shortest as ShortestPathRouter's:
+// one search out of each reducer and one into it (Dijkstra on the reversed graph), made when
+// first asked. Each reducer serves a known set of endpoints (a node's GPUs, or every endpoint
+// for the fabric's), and its searches stop once those are settled: a node's switch costs the
+// few vertices around it, not the whole network. Either end of a route must be a reducer; an
+// endpoint it does not serve gets a search over the whole network.
+class ReducerRouter final : public Router {
+ public:
+  struct Served {
+    VertexId reducer;
+    std::vector<VertexId> endpoints;
+  };
+  ReducerRouter(const Network& net, std::vector<Served> served);
+  void route(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>& out) const override;
+
+ private:
+  // Each settled vertex's link on its path: towards the reducer (into) or from it.
+  using Tree = std::unordered_map<VertexId, LinkId>;
+  const Tree& tree(VertexId reducer, VertexId endpoint, bool into) const;
+  Tree search(VertexId reducer, bool into, const std::vector<VertexId>* stop_after) const;
+  const Network& net_;
+  Network::Graph reversed_;
+  std::unordered_map<VertexId, std::vector<VertexId>> served_;
+  mutable std::unordered_map<VertexId, Tree> into_, from_;
 };
 
 }  // namespace collsim

@@ -1,6 +1,8 @@
 // topologies/topology.cpp — routes between ranks, and where ranks sit.
 #include "topologies/topology.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
@@ -31,24 +33,58 @@ void Topology::add_memory(double bandwidth_Bps) {
   for (VertexId v : endpoints) memory_links.push_back(network.add_memory_link(v, c));
 }
 
+namespace {
+
+// Which reducers a schedule's transfers name: node switches, the fabric's.
+struct ReducersUsed {
+  Rank nodes = 0;  // node switches up to the last one used
+  bool fabric = false;
+};
+ReducersUsed reducers_used(const Schedule& s) {
+  const ScheduleInfo& info = s.info();
+  ReducersUsed used;
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    for (Rank end : {t.src, t.dst}) {
+      if (!info.is_reducer(end)) continue;
+      if (info.is_fabric_reducer(end)) used.fabric = true;
+      else used.nodes = std::max(used.nodes, end - info.ranks + 1);
+    }
+  }
+  return used;
+}
+
+}  // namespace
+
 void Topology::check_reducers(const Schedule& s) const {
   const ScheduleInfo& info = s.info();
   if (info.reducers == 0) return;
-  if (node_reducers.empty())
+  const ReducersUsed used = reducers_used(s);
+  if (used.nodes > 0 && node_reducers.empty())
     throw Error(fmt::format("{} reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP "
                             "needs an NVSwitch marked 'reduction: nvls' in the config's nodes section (H100, GB200); "
                             "pick another algorithm",
                             info.algorithm));
-  if (info.reducers > node_reducers.size())
-    throw Error(fmt::format("{} needs {} reducing node switches but this cluster has {} nodes", info.algorithm,
-                            info.reducers, node_reducers.size()));
+  if (used.fabric && !fabric_reducer)
+    throw Error(fmt::format("{} reduces in the fabric's switches, but this cluster's fabric does not reduce: "
+                            "InfiniBand SHARP needs 'reduction: sharp' in the config's topology section (Quantum-2 "
+                            "NDR and later); pick another algorithm",
+                            info.algorithm));
   if (info.ranks != ranks())
     throw Error(fmt::format("{}: the schedule has {} ranks but the topology places {}", info.algorithm, info.ranks,
                             ranks()));
+  if (used.fabric && info.fabric_reducer() != ranks() + spanned_nodes())
+    throw Error(fmt::format("{}: the schedule's ranks span {} nodes of {} but the cluster's span {} nodes of {}; give "
+                            "--ranks-per-node {} (the cluster's GPUs per node)",
+                            info.algorithm, info.nodes(), info.ranks_per_node, spanned_nodes(), endpoints_per_node,
+                            endpoints_per_node));
+  if (used.nodes > node_reducers.size())
+    throw Error(fmt::format("{} needs {} reducing node switches but this cluster has {} nodes", info.algorithm,
+                            used.nodes, node_reducers.size()));
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer t = s.transfer(id);
     const Rank rank = info.is_reducer(t.src) ? t.dst : t.src, reducer = info.is_reducer(t.src) ? t.src : t.dst;
-    if (!info.is_reducer(reducer) || info.is_reducer(rank)) continue;
+    if (!info.is_reducer(reducer) || info.is_reducer(rank) || info.is_fabric_reducer(reducer)) continue;
     if (node_of(rank) != reducer - info.ranks)
       throw Error(fmt::format("{}: rank {} sits on node {} but uses node {}'s switch; the ranks of the nodes it uses "
                               "must fill them in order (placement linear{})",

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,17 +41,28 @@ class Topology {
   // reads memory) and ends on its destination's (a receive writes it); the engines run a
   // reduction across its rank's (docs/semantics.md, "The rank's memory").
   std::vector<LinkId> memory_links;
-  // In-network reduction: node n's reducing switch (`reduction: nvls`), or none. A schedule's
-  // reducer k (id ranks() + k) is node k's (collectives/schedule.hpp: the algorithm's
-  // convention); routes to and from reducers are shortest paths on the network.
+  // In-network reduction: node n's reducing switch (`reduction: nvls`), or none; the fabric's
+  // one logical SHARP reducer (`topology: reduction: sharp`), or none. A schedule's reducer k
+  // (id ranks() + k) is node k's switch for k below the nodes its ranks span, and the fabric's
+  // just after them (ScheduleInfo::fabric_reducer, collectives/schedule.hpp); routes to and
+  // from reducers are shortest paths on the network (ReducerRouter).
   std::vector<VertexId> node_reducers;
   std::string node_reduction;  // "nvls" where node_reducers is not empty
+  std::optional<VertexId> fabric_reducer;
+  std::string fabric_reduction;  // "sharp" where fabric_reducer is set
   std::unique_ptr<Router> reducer_router;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
+  // The nodes the placed ranks span (every endpoint its own node without multi-GPU nodes): the
+  // fabric's reducer follows their switches' (ids ranks() + spanned_nodes()).
+  Rank spanned_nodes() const {
+    return endpoints_per_node > 0 ? (ranks() + endpoints_per_node - 1) / endpoints_per_node : ranks();
+  }
+  bool has_reducers() const { return !node_reducers.empty() || fabric_reducer.has_value(); }
   // A rank's endpoint, or for ids from ranks() on the reducer's vertex.
   VertexId vertex_of(Rank r) const {
-    return r < ranks() ? endpoints[rank_endpoint[r]] : node_reducers[r - ranks()];
+    if (r < ranks()) return endpoints[rank_endpoint[r]];
+    return r - ranks() == spanned_nodes() && fabric_reducer ? *fabric_reducer : node_reducers[r - ranks()];
   }
   // Node of a rank (its endpoint index itself when there are no multi-GPU nodes).
   std::uint32_t node_of(Rank r) const;
@@ -67,7 +79,8 @@ class Topology {
   void place(const Placement& placement, Rank ranks);
 
   // Throws Error unless the schedule's reducers exist here and every transfer between a rank
-  // and reducer k stays on node k: "nvls needs ...", naming the problem and what to do.
+  // and node reducer k stays on node k: "nvls needs ...", naming the problem and what to do.
+  // Any rank may use the fabric's reducer.
   void check_reducers(const Schedule& schedule) const;
 };
 

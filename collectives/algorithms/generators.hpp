@@ -17,9 +17,7 @@ Schedule hierarchical_ring(const ScheduleRequest& request);
 Schedule chain(const ScheduleRequest& request);
 Schedule nvls(const ScheduleRequest& request);
 Schedule nvls_tree(const ScheduleRequest& request);
-// nvls and nvls-tree on nodes of `ranks_per_node` (nvls_tree.cpp): NCCL's NVLS data path in
-// each node, a tree per rail across nodes where there are several; `name` is the algorithm's.
-Schedule through_node_switches(const ScheduleRequest& request, Rank ranks_per_node, std::string_view name);
+Schedule collnet(const ScheduleRequest& request);
 
 // The trees tree, two-tree and chain follow (their table entries' `trees`).
 std::vector<BinaryTree> tree_trees(const ScheduleInfo& info);

@@ -12,13 +12,34 @@
 //
 // So each GPU sends N + N/G bytes and receives N, where a ring sends and receives
 // 2(G-1)/G N each: the switch, not the GPUs, does the reductions. The buffer's parts are cut
-// into S segments that pipeline. It is nvls-tree (nvls_tree.cpp) on a single node; the
+// into S segments that pipeline (nvls_phases.hpp, shared with nvls-tree and collnet); the
 // switch is reducer 0 (id P: collectives/schedule.hpp, the switch accumulates the reductions
 // into it in any order and its copies wait for all of them).
 #include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/nvls_phases.hpp"
 
 namespace collsim::algorithms {
 
-Schedule nvls(const ScheduleRequest& request) { return through_node_switches(request, request.ranks, "nvls"); }
+// The multicast of segment k starts two steps after its reduce-scatter (nvls_phases.hpp).
+constexpr std::uint32_t kMulticastStart = 2;
+
+Schedule nvls(const ScheduleRequest& request) {
+  const Rank p = request.ranks;
+  const std::uint32_t segments = request.segments;
+  ChunkTable table;
+  const std::vector<std::vector<ChunkId>> segment = node_part_segments({0, request.bytes}, p, segments, table);
+  std::vector<PlannedTransfer> plan;
+  plan_node_reduce_scatter(0, p, p, segment, plan);
+  plan_node_multicast(0, p, p, kMulticastStart, segment, plan);
+
+  ScheduleInfo info = info_for(request, "nvls");
+  info.reducers = 1;
+  ScheduleBuilder builder(info, table.ranges());
+  if (p == 1) return std::move(builder).build();  // one rank already holds the sum
+  builder.add_in_step_order(std::move(plan));
+  builder.add_phase("reduce-scatter through the switch", 0, segments + 1);
+  builder.add_phase("multicast", kMulticastStart, segments + 1);
+  return std::move(builder).build();
+}
 
 }  // namespace collsim::algorithms

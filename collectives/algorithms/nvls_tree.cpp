@@ -16,11 +16,13 @@
 // Each part is cut into S segments and every phase runs segment by segment, so segment k+1
 // of a phase travels while segment k moves on to the next phase. Only N/G bytes per GPU
 // cross the network, as in hierarchical-ring, but in 2 ceil-ish lg M tree hops instead of
-// 2(M-1) ring steps, and a node's reduction costs each GPU N up and N down through the switch.
+// 2(M-1) ring steps, and a node's reduction costs each GPU N + N/G up and N down through the
+// switch (nvls.cpp).
 #include <fmt/format.h>
 
 #include "collectives/algorithms/binary_tree.hpp"
 #include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/nvls_phases.hpp"
 #include "collectives/error.hpp"
 
 namespace collsim::algorithms {
@@ -29,41 +31,6 @@ namespace {
 // Steps of the idealised pipeline: phase 1 of segment k at k and k + 1, the tree from k + 2
 // (binary_tree.hpp's slots), phase 3 after the deepest broadcast of segment k.
 constexpr std::uint32_t kTreeStart = 2;
-
-// Segments a GPU may reduce into its switch ahead of the sums it has got back: NCCL's NVLS
-// stages chunks in buffers of a few slots (NCCL_STEPS), so the reduce-scatter cannot run the
-// whole buffer ahead of the rest; without this bound its messages would queue ahead of every
-// write-back of phase 3 on the GPU's way to the switch.
-constexpr std::uint32_t kSegmentsAhead = 2;
-
-void plan_node_reduce_scatter(Rank node, Rank g, Rank p, const std::vector<std::vector<ChunkId>>& segment,
-                              std::vector<PlannedTransfer>& plan) {
-  const Rank first = node * g, node_switch = p + node;
-  const std::uint32_t segments = std::uint32_t(segment.front().size());
-  std::vector<std::uint32_t> sum_back(std::size_t(g) * segments);  // plan index of part j's sum of segment k
-  for (std::uint32_t k = 0; k < segments; ++k)
-    for (Rank j = 0; j < g; ++j) {
-      for (Rank l = 0; l < g; ++l) {
-        PlannedTransfer up{k, first + l, segment[j][k], node_switch, segment[j][k], Op::reduce};
-        if (k >= kSegmentsAhead) up.after = sum_back[l * segments + k - kSegmentsAhead];
-        plan.push_back(up);
-      }
-      sum_back[j * segments + k] = std::uint32_t(plan.size());
-      plan.push_back({k + 1, node_switch, segment[j][k], first + j, segment[j][k], Op::copy});
-    }
-}
-
-void plan_node_multicast(Rank node, Rank g, Rank p, std::uint32_t start, const std::vector<std::vector<ChunkId>>& segment,
-                         std::vector<PlannedTransfer>& plan) {
-  const Rank first = node * g, node_switch = p + node;
-  for (std::uint32_t k = 0; k < segment.front().size(); ++k)
-    for (Rank j = 0; j < g; ++j) {
-      if (g == 1) break;  // the rank already holds the sum
-      plan.push_back({start + k, first + j, segment[j][k], node_switch, segment[j][k], Op::copy});
-      for (Rank l = 0; l < g; ++l)
-        if (l != j) plan.push_back({start + k + 1, node_switch, segment[j][k], first + l, segment[j][k], Op::copy});
-    }
-}
 
 // Rail j's tree: binary_tree.hpp's plan over M positions, position n being rank n G + j.
 void plan_rail_tree(const BinaryTree& tree, Rank g, Rank j, ByteRange part, std::uint32_t segments,
@@ -84,18 +51,12 @@ Schedule nvls_tree(const ScheduleRequest& request) {
   const Rank p = request.ranks, g = request.ranks_per_node;
   if (g == 0) throw Error("nvls-tree needs the number of ranks per node (--ranks-per-node)");
   if (p % g != 0) throw Error(fmt::format("nvls-tree: {} ranks are not a whole number of nodes of {}", p, g));
-  return through_node_switches(request, g, "nvls-tree");
-}
-
-Schedule through_node_switches(const ScheduleRequest& request, Rank g, std::string_view name) {
-  const Rank p = request.ranks, m = p / g;
+  const Rank m = p / g;
   const std::uint32_t segments = request.segments;
   const ByteRange data{0, request.bytes};
 
   ChunkTable table;
-  std::vector<std::vector<ChunkId>> segment(g, std::vector<ChunkId>(segments));  // [part][segment]
-  for (Rank j = 0; j < g; ++j)
-    for (std::uint32_t k = 0; k < segments; ++k) segment[j][k] = table.intern(part_of(part_of(data, g, j), segments, k));
+  const std::vector<std::vector<ChunkId>> segment = node_part_segments(data, g, segments, table);  // [part][segment]
 
   const BinaryTree tree = nccl_binary_tree(m);
   const std::uint32_t h = tree.height(), multicast_start = kTreeStart + (m > 1 ? 2 * h : 0);
@@ -104,7 +65,7 @@ Schedule through_node_switches(const ScheduleRequest& request, Rank g, std::stri
   for (Rank j = 0; j < g && m > 1; ++j) plan_rail_tree(tree, g, j, part_of(data, g, j), segments, request.bytes, table, plan);
   for (Rank n = 0; n < m; ++n) plan_node_multicast(n, g, p, multicast_start, segment, plan);
 
-  ScheduleInfo info = info_for(request, name);
+  ScheduleInfo info = info_for(request, "nvls-tree");
   info.reducers = m;
   info.scratch_bytes = m > 1 ? 2 * request.bytes : 0;  // the tree's staging slots, one per child
   ScheduleBuilder builder(info, table.ranges());

@@ -194,7 +194,7 @@ TEST_CASE("nvls runs only where the cluster's switches reduce, and on one node")
   CHECK_FALSE(find_algorithm("nvls").runs_on(16, 8));  // across nodes: nvls-tree's job
   const auto every = expand_algorithm_names({"all"}, Collective::allreduce, 8, 8);
   CHECK(std::find(every.begin(), every.end(), "nvls") == every.end());
-  const auto reducing = expand_algorithm_names({"all"}, Collective::allreduce, 8, 8, true);
+  const auto reducing = expand_algorithm_names({"all"}, Collective::allreduce, 8, 8, {.node = true});
   CHECK(std::find(reducing.begin(), reducing.end(), "nvls") != reducing.end());
 }
 

@@ -174,10 +174,13 @@ TEST_CASE("A config that marks a switch that cannot reduce, or leaves out its nu
   CHECK_THAT(refused(missing), Catch::Contains("missing key 'reduction_Bps'"));
   std::string sharp = node_yaml(4, 1e11);
   sharp.replace(sharp.find("reduction: nvls"), 15, "reduction: sharp");
-  CHECK_THAT(refused(sharp), Catch::Contains("'nodes.reduction' must be nvls"));
+  CHECK_THAT(refused(sharp), Catch::Contains("belongs under 'topology'"));  // SHARP is the fabric's
+  std::string unknown = node_yaml(4, 1e11);
+  unknown.replace(unknown.find("reduction: nvls"), 15, "reduction: magic");
+  CHECK_THAT(refused(unknown), Catch::Contains("'nodes.reduction' must be nvls"));
   std::string zero = node_yaml(4, 0);
   CHECK_THAT(refused(zero), Catch::Contains("nodes.reduction_Bps"));
-  for (const std::string& bad : {pcie, missing, sharp, zero}) CHECK(refused(bad).find('\n') == std::string::npos);
+  for (const std::string& bad : {pcie, missing, sharp, unknown, zero}) CHECK(refused(bad).find('\n') == std::string::npos);
 }
 
 namespace {

@@ -149,4 +149,16 @@ struct NodesFabric {
 };
 NodesFabric build_nodes(Network& net, const NodesParams& p, Fabric fabric);
 
+// In-network reduction in the fabric's switches (InfiniBand SHARP, `topology: reduction:
+// sharp`), modelled as ONE logical reducer: the root of SHARP's aggregation tree, reached from
+// every endpoint's leaf switch (the switch its link leads to). Vertices sharp.tree.in ->
+// sharp.reducer -> sharp.tree.out: every leaf has a link into .in and one back from .out, as
+// wide as all the fabric's endpoint links together (never the bottleneck: each flow's own NIC
+// link is); .in -> reducer carries every byte the tree reduces, at `throughput_Bps` shared by
+// all of them, plus `latency_s` (the tree's depth); reducer -> .out carries the multicast back,
+// as wide as the leaf links. A path never passes through a reducer (routing.hpp), so ranks'
+// traffic cannot cut through the tree. Call before build_nodes, on the fabric's endpoints;
+// throws Error when an endpoint is cabled to no switch (a ring, torus or full fabric).
+VertexId add_fabric_reducer(Network& net, const Fabric& fabric, const SwitchReduction& reduction);
+
 }  // namespace collsim

@@ -27,7 +27,8 @@ const FabricKind& fabric_kind(const FabricRequest& r) {
   for (const FabricKind& k : fabric_kinds()) {
     names.push_back(k.name);
     if (k.name != name) continue;
-    std::set<std::string> keys{"kind"};
+    // Every fabric may say its switches reduce (InfiniBand SHARP); read by the cluster loader.
+    std::set<std::string> keys{"kind", "reduction", "reduction_Bps", "reduction_latency_s"};
     for (std::string_view key : k.keys) keys.emplace(key);
     r.in.only_keys(r.node, "topology (" + name + ")", keys);
     return k;

@@ -258,17 +258,19 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
-  measured 97.5% of them) collsim is within 2%. What remains on H100 and H200: on two nodes
-  NCCL's tree (NVLSTree) crosses the network with each byte once where a ring crosses it
-  2(P-1)/P times, so its busbw can pass the NICs' sum; collsim's `nvls-tree` (issue 20) does
-  the same, but the multi-node presets do not mark their NVSwitches as reducing yet, so
-  `--algo nccl` does not consider it there.
+  measured 97.5% of them) collsim is within 2%. On two H100 or H200 nodes the measured busbw
+  (446-472 GB/s) passes what a ring can reach through the NICs (8 x 400G: 388 GB/s, which is
+  what collsim's ring predicts), so NCCL crosses the network with each byte once, in NVLSTree
+  or CollNet. The multi-node presets now mark their NVSwitches (and the SuperPOD's Quantum-2
+  fabric, SHARP) as reducing, and `--algo nccl` runs `nvls-tree` or `collnet` there as NCCL
+  does: these rows went from 15-22% slow (the ring) to 22-26% fast, bound, as on one node, by
+  the NVLS phases inside each node (next point).
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so busbw passes what any GPU-to-GPU schedule reaches (about 480 GB/s
   measured against the ring's 380 GB/s on the catalog's NVLink 4). collsim's `nvls` runs NCCL's
   data path (a reduce-scatter through the switch, each GPU sending N and getting N/G, then the
   owners' write-backs multicast: N/G up, N down), which moves N/G more each way than an ideal
-  switch and brought these rows from 27-29% fast to 16-18% fast at 1 GiB and more. What remains:
+  switch and brought the single-node rows from 27-29% fast to 16-18% fast at 1 GiB and more. What remains:
   collsim runs NVLink at the rate the catalog gives peer copies (84% of the link), and NCCL's
   NVLS kernels, whose SMs split between scatter, reduce and gather warps, do not reach it; no
   point-to-point figure gives NVLS's own rate, and NCCL's model (`nvlsEfficiency` 0.85 of the

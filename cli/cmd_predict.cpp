@@ -432,7 +432,7 @@ void add_predict_command(CLI::App& app) {
                   "per algorithm and size)")
       ->check(one_of({"auto", "ll", "ll128", "simple"}))
       ->capture_default_str();
-  add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC; else 1");
+  add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
                   "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "

@@ -323,10 +323,12 @@ std::vector<std::string_view> nccl_candidates(Collective collective) {
   return out;
 }
 
+// One channel per NIC, as NCCL's rings and trees take, but never more than NCCL runs
+// (MAXCHANNELS, kMaxChannels): a GB200 NVL72 rack has 72 NICs.
 std::uint32_t suggested_channels(const PredictionRequest& r) {
   if (!r.topology || r.topology->nics_per_node <= 1 || r.ranks == 0) return 1;
   const Topology& t = *r.topology;
-  return t.node_of(0) != t.node_of(r.ranks - 1) ? t.nics_per_node : 1;
+  return t.node_of(0) != t.node_of(r.ranks - 1) ? std::min<std::uint32_t>(t.nics_per_node, kMaxChannels) : 1;
 }
 
 std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorithm) {

@@ -108,3 +108,19 @@ TEST_CASE("predictions on multi-NIC and reducing-switch GPU clusters never beat 
       }
     }
 }
+
+TEST_CASE("the default channels are one per NIC, but never more than NCCL's MAXCHANNELS (72 NICs per GB200 rack)") {
+  ClusterConfig c = load_preset("gb200-nvl72-superpod-su");
+  REQUIRE(c.topology->nics_per_node == 72);
+  PredictionRequest r = request(c, "ring", 0);
+  r.ranks = 144;  // two racks
+  c.topology->place(Placement{}, r.ranks);
+  CHECK(suggested_channels(r) == kMaxChannels);
+  r.algorithms = {"ring", "two-tree"};
+  r.sizes = {1 << 16};
+  for (const PredictionRecord& rec : predict(r)) {
+    INFO(rec.algorithm);
+    CHECK(rec.channels == kMaxChannels);
+    CHECK(rec.time_s > 0);
+  }
+}

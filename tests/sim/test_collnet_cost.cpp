@@ -24,7 +24,9 @@
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif
+#include "tests/support/flow_prediction.hpp"
 #include "tests/support/schedule_request.hpp"
+#include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/routing.hpp"
 
@@ -65,14 +67,7 @@ Schedule collnet(Rank nodes, Rank g, std::uint64_t bytes, std::uint32_t segments
   return generate_schedule("collnet", test::allreduce_request(nodes * g, bytes, 1, g, segments));
 }
 
-std::string refused(const std::string& yaml) {
-  try {
-    parse_cluster_config(yaml, "t.yaml");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "accepted";
-}
+std::string refused(const std::string& yaml) { return test::config_error(yaml); }
 
 }  // namespace
 
@@ -204,14 +199,7 @@ namespace {
 
 std::vector<PredictionRecord> predict_algorithms(const ClusterConfig& c, std::vector<std::string> algorithms,
                                                  std::vector<std::uint64_t> sizes) {
-  PredictionRequest r;
-  r.algorithms = std::move(algorithms);
-  r.sizes = std::move(sizes);
-  r.ranks = c.ranks;
-  r.cost = c.cost;
-  r.topology = c.topology;
-  r.engine = "flow";
-  return predict(r);
+  return test::flow_prediction(c, std::move(algorithms), std::move(sizes));
 }
 
 }  // namespace

@@ -23,7 +23,9 @@
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif
+#include "tests/support/flow_prediction.hpp"
 #include "tests/support/schedule_request.hpp"
+#include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -158,14 +160,7 @@ TEST_CASE("nvls where no switch reduces is refused, naming why") {
 }
 
 TEST_CASE("A config that marks a switch that cannot reduce, or leaves out its numbers, is refused in one line") {
-  const auto refused = [](const std::string& yaml) {
-    try {
-      parse_cluster_config(yaml, "t.yaml");
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
+  const auto refused = test::config_error;
   std::string pcie = node_yaml(4, 1e11);
   pcie.replace(pcie.find("switch: nvswitch"), 16, "switch: pcie");
   CHECK_THAT(refused(pcie), Catch::Contains("needs switch: nvswitch; a pcie switch cannot reduce"));
@@ -241,14 +236,7 @@ TEST_CASE("nvls-tree with ranks placed off their switch's node is refused, namin
 namespace {
 
 std::vector<PredictionRecord> predict_nccl(const ClusterConfig& c, std::vector<std::uint64_t> sizes) {
-  PredictionRequest r;
-  r.algorithms = {"nccl"};
-  r.sizes = std::move(sizes);
-  r.ranks = c.ranks;
-  r.cost = c.cost;
-  r.topology = c.topology;
-  r.engine = "flow";
-  return predict(r);
+  return test::flow_prediction(c, {"nccl"}, std::move(sizes));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // tests/support/test_cluster.hpp — the small clusters the engine tests build: a topology line
-// and the link classes it names, with gamma 1e-10 s/B.
+// and the link classes it names, with gamma 1e-10 s/B; and what loading a config says.
 #pragma once
 
 #include <string>
 
 #include <fmt/format.h>
 
+#include "collectives/error.hpp"
 #include "topologies/cluster_config.hpp"
 
 namespace collsim::test {
@@ -16,6 +17,16 @@ inline ClusterConfig test_cluster(const std::string& link_classes, const std::st
   return parse_cluster_config(fmt::format("name: t\nlink_classes:\n{}topology: {}\nranks: {}\ngamma_s_per_byte: 1.0e-10\n",
                                           link_classes, topology, ranks),
                               "t.yaml");
+}
+
+// What loading `yaml` says: the one-line error, or "accepted".
+inline std::string config_error(const std::string& yaml) {
+  try {
+    parse_cluster_config(yaml, "t.yaml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
 }
 
 }  // namespace collsim::test

@@ -165,7 +165,8 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .sliced_steps = true,
        .closed_form = closed_forms::hierarchical_ring},
       {.name = "nvls",
-       .summary = "NVLink SHARP inside one node: every GPU reduces into the NVSwitch, which multicasts the sum (NCCL)",
+       .summary = "NVLink SHARP inside one node: each part reduced in the NVSwitch, its owner writes the sum back, the switch "
+                  "multicasts it (NCCL's NVLS)",
        .collectives = {allreduce},
        .generate = algorithms::nvls,
        .size_bound = nvls_size,

@@ -165,6 +165,14 @@ std::vector<GpuPairLinks> read_peer_links(const ConfigReader& in, const YAML::No
   return pairs;
 }
 
+// The sourced throughput and latency of a reducing switch, under `section` (nodes, topology).
+SwitchReduction read_reduction_numbers(const ConfigReader& in, const YAML::Node& node, const std::string& section) {
+  SwitchReduction r;
+  r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", section), section + ".reduction_Bps", kBandwidthRange);
+  r.latency_s = in.physical(in.require(node, "reduction_latency_s", section), section + ".reduction_latency_s", kTimeRange);
+  return r;
+}
+
 // `reduction: nvls` with `reduction_Bps` and `reduction_latency_s`: the node switch reduces
 // (NVLink SHARP); only an NVSwitch can.
 SwitchReduction read_switch_reduction(const ConfigReader& in, const YAML::Node& node, const std::string& switch_name) {
@@ -176,10 +184,7 @@ SwitchReduction read_switch_reduction(const ConfigReader& in, const YAML::Node& 
     in.fail(kind, fmt::format("'nodes.reduction' must be nvls (NVLink SHARP in the NVSwitch; got '{}')", k));
   if (switch_name != "nvswitch")
     in.fail(kind, fmt::format("'nodes.reduction: nvls' needs switch: nvswitch; a {} switch cannot reduce", switch_name));
-  SwitchReduction r;
-  r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", "nodes"), "nodes.reduction_Bps", kBandwidthRange);
-  r.latency_s = in.physical(in.require(node, "reduction_latency_s", "nodes"), "nodes.reduction_latency_s", kTimeRange);
-  return r;
+  return read_reduction_numbers(in, node, "nodes");
 }
 
 // `topology: reduction: sharp` with `reduction_Bps` and `reduction_latency_s`: the fabric's
@@ -191,11 +196,7 @@ SwitchReduction read_fabric_reduction(const ConfigReader& in, const YAML::Node& 
                   "(reduction: nvls); an InfiniBand fabric takes sharp");
   else if (k != "sharp")
     in.fail(kind, fmt::format("'topology.reduction' must be sharp (InfiniBand SHARP in the fabric's switches; got '{}')", k));
-  SwitchReduction r;
-  r.throughput_Bps = in.physical(in.require(node, "reduction_Bps", "topology"), "topology.reduction_Bps", kBandwidthRange);
-  r.latency_s =
-      in.physical(in.require(node, "reduction_latency_s", "topology"), "topology.reduction_latency_s", kTimeRange);
-  return r;
+  return read_reduction_numbers(in, node, "topology");
 }
 
 NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Network& net) {

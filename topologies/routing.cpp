@@ -46,39 +46,50 @@ double path_weight(const Network& net, LinkId l) {
   return link.latency_s + 1e-9 + (net.vertex(link.to).kind == VertexKind::reducer ? 1.0 : 0.0);
 }
 
+// Each vertex's predecessor on its shortest path from `src` in `g` (the network's graph or its
+// reverse), into `predecessor`; a vertex not reached is its own. `visitor` may end the search
+// early by throwing: what was settled by then stays in `predecessor`.
+template <class Visitor>
+void shortest_path_predecessors(const Network& net, const Network::Graph& g, VertexId src, Visitor visitor,
+                                std::vector<VertexId>& predecessor) {
+  const std::size_t n = net.vertex_count();
+  std::vector<double> distance(n);
+  predecessor.resize(n);
+  for (VertexId v = 0; v < n; ++v) predecessor[v] = v;
+  auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
+      [&](Network::Graph::edge_descriptor e) { return path_weight(net, g[e]); });
+  boost::dijkstra_shortest_paths(
+      g, src,
+      boost::weight_map(weight)
+          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, g)))
+          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g)))
+          .visitor(boost::make_dijkstra_visitor(visitor)));
+}
+
+// Among parallel links u -> v of `g`, the one Dijkstra relaxed: the lowest latency.
+LinkId fastest_edge(const Network& net, const Network::Graph& g, VertexId u, VertexId v) {
+  LinkId best = kNoLink;
+  for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
+    if (boost::target(*e, g) == v && (best == kNoLink || net.link(g[*e]).latency_s < net.link(best).latency_s))
+      best = g[*e];
+  return best;
+}
+
 }  // namespace
 
 ShortestPathRouter::ShortestPathRouter(const Network& net) : net_(net) {
   if (!net.finalized()) throw Error("shortest-path routing needs a finalized network");
 }
 
-// Among parallel links u -> v, the one Dijkstra relaxed: the lowest latency.
-LinkId ShortestPathRouter::fastest_link(VertexId u, VertexId v) const {
-  const Network::Graph& g = net_.graph();
-  LinkId best = kNoLink;
-  for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
-    if (boost::target(*e, g) == v && (best == kNoLink || net_.link(g[*e]).latency_s < net_.link(best).latency_s))
-      best = g[*e];
-  return best;
-}
-
 const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
   auto found = trees_.find(src);
   if (found != trees_.end()) return found->second;
   const Network::Graph& g = net_.graph();
-  const std::size_t n = net_.vertex_count();
-  std::vector<double> distance(n);
-  std::vector<VertexId> predecessor(n);
-  auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
-      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, g[e]); });
-  boost::dijkstra_shortest_paths(
-      g, src,
-      boost::weight_map(weight)
-          .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, g)))
-          .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g))));
-  std::vector<LinkId> tree(n, kNoLink);
-  for (VertexId v = 0; v < n; ++v)
-    if (predecessor[v] != v) tree[v] = fastest_link(predecessor[v], v);
+  std::vector<VertexId> predecessor;
+  shortest_path_predecessors(net_, g, src, boost::null_visitor(), predecessor);
+  std::vector<LinkId> tree(predecessor.size(), kNoLink);
+  for (VertexId v = 0; v < predecessor.size(); ++v)
+    if (predecessor[v] != v) tree[v] = fastest_edge(net_, g, predecessor[v], v);
   return trees_.emplace(src, std::move(tree)).first->second;
 }
 
@@ -122,44 +133,25 @@ struct StopWhenSettled {
   }
 };
 
-// Among parallel links u -> v of `g` (the network's graph or its reverse), the lowest latency.
-LinkId fastest_edge(const Network& net, const Network::Graph& g, VertexId u, VertexId v) {
-  LinkId best = kNoLink;
-  for (auto [e, end] = boost::out_edges(u, g); e != end; ++e)
-    if (boost::target(*e, g) == v && (best == kNoLink || net.link(g[*e]).latency_s < net.link(best).latency_s))
-      best = g[*e];
-  return best;
-}
-
 }  // namespace
 
 ReducerRouter::Tree ReducerRouter::search(VertexId reducer, bool into, const std::vector<VertexId>* stop_after) const {
   const Network::Graph& g = into ? reversed_ : net_.graph();
-  const std::size_t n = net_.vertex_count();
-  std::vector<double> distance(n);
-  std::vector<VertexId> predecessor(n);
-  for (VertexId v = 0; v < n; ++v) predecessor[v] = v;
-  std::vector<bool> wanted(n, false);
+  std::vector<bool> wanted(net_.vertex_count(), false);
   std::size_t left = 0;
   if (stop_after)
     for (VertexId v : *stop_after)
       if (!wanted[v]) wanted[v] = true, ++left;
-  auto weight = boost::make_function_property_map<Network::Graph::edge_descriptor>(
-      [&](Network::Graph::edge_descriptor e) { return path_weight(net_, g[e]); });
+  std::vector<VertexId> predecessor;
   try {
-    boost::dijkstra_shortest_paths(
-        g, reducer,
-        boost::weight_map(weight)
-            .distance_map(boost::make_iterator_property_map(distance.begin(), boost::get(boost::vertex_index, g)))
-            .predecessor_map(boost::make_iterator_property_map(predecessor.begin(), boost::get(boost::vertex_index, g)))
-            .visitor(boost::make_dijkstra_visitor(StopWhenSettled{&wanted, &left})));
+    shortest_path_predecessors(net_, g, reducer, StopWhenSettled{&wanted, &left}, predecessor);
   } catch (const AllSettled&) {
   }
   // Keep the paths of the settled endpoints (all vertices after a full search): into the
   // reducer, a vertex's link leads to its predecessor on the reversed graph; from it, the
   // link into the vertex comes from its predecessor.
   Tree tree;
-  for (VertexId v = 0; v < n; ++v) {
+  for (VertexId v = 0; v < predecessor.size(); ++v) {
     if (stop_after ? !wanted[v] : predecessor[v] == v) continue;
     for (VertexId at = v; at != reducer && predecessor[at] != at && !tree.contains(at); at = predecessor[at])
       tree[at] = fastest_edge(net_, g, predecessor[at], at);

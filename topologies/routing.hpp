@@ -44,7 +44,6 @@ class ShortestPathRouter final : public Router {
 
  private:
   const std::vector<LinkId>& tree_from(VertexId src) const;  // predecessor link of each vertex
-  LinkId fastest_link(VertexId u, VertexId v) const;
   const Network& net_;
   mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
 };

@@ -117,6 +117,25 @@ std::filesystem::path report_folder(const ValidateOptions& o, const std::string&
   return dir;
 }
 
+// Backend mpi brackets every case with ping-pong probes and measures again those that ran
+// while the machine's speed had moved from the calibration's (validate/machine_drift.hpp);
+// oversubscribed rank counts are probed but not run again (their probes time the scheduler).
+// Other backends run once, unprobed.
+std::vector<ProbedMeasurement> execute_with_probes(const ValidateOptions& o, const ExecutionJob& job, const Calibration& c,
+                                                   unsigned cores, ProgressLine& progress) {
+  if (o.backend != "mpi") {
+    std::vector<ProbedMeasurement> once;
+    for (Measurement& m : execute(job, o.launch)) once.push_back({std::move(m), kNoProbe});
+    return once;
+  }
+  const bool retry = job.request.ranks <= std::max(cores, 1u);
+  return execute_probed(job, o.launch, c.samples.ping_pong, retry, [&](std::uint64_t bytes, std::size_t cases) {
+    progress.note(fmt::format("collsim validate: {} case(s) at {} ran while the machine's speed had moved from the "
+                              "calibration's; measuring them again",
+                              cases, format_size(bytes)));
+  });
+}
+
 void run(const ValidateOptions& o) {
   if (o.backend.empty()) throw Error("give --backend NAME (execute here) or --measured FILE (an nccl-tests log)");
   if (!o.cluster.config.empty() || !o.cluster.preset.empty())
@@ -151,8 +170,10 @@ void run(const ValidateOptions& o) {
     ++stage;
     progress.note(fmt::format("collsim validate: executing on {} ranks", p));
     progress.update(fmt::format("executing on {} ranks", p), double(stage), stages);
-    for (const Measurement& m : execute(job, o.launch))
-      rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s()});
+    for (const ProbedMeasurement& probed : execute_with_probes(o, job, c, machine.cores, progress)) {
+      const Measurement& m = probed.measurement;
+      rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s(), probed.drift});
+    }
   }
   line.reset();
   const std::filesystem::path dir = report_folder(o, name);
@@ -169,6 +190,10 @@ void run(const ValidateOptions& o) {
                  ? " (" + by_ranks_text(by_ranks, machine.cores) + ")"
                  : "",
              dir.string());
+  if (any_probed(rows))
+    fmt::print("collsim validate: {} of {} cases measured with the machine as calibrated (probes within {:.0f}%; "
+               "results.md sums them up apart)\n",
+               steady_rows(rows).size(), rows.size(), 100 * kDriftTolerance);
 }
 
 // --measured: what validate --backend would report, with the log's times as the measured

@@ -1,6 +1,8 @@
 // validate/execution_runs.cpp — jobs to workers and back.
 #include "validate/execution_runs.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -27,6 +29,55 @@ std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& l
   std::vector<Measurement> measurements;
   for (const nlohmann::json& m : answer.at("measurements")) measurements.push_back(measurement_from_json(m));
   return measurements;
+}
+
+namespace {
+
+// The cases of `measured` that drifted, by size.
+std::map<std::uint64_t, std::vector<std::string>> drifted_by_size(const std::vector<ProbedMeasurement>& measured) {
+  std::map<std::uint64_t, std::vector<std::string>> drifted;
+  for (const ProbedMeasurement& p : measured)
+    if (!machine_steady(p.drift)) drifted[p.measurement.bytes].push_back(p.measurement.algorithm);
+  return drifted;
+}
+
+std::vector<ProbedMeasurement> probed(const std::vector<Measurement>& measurements,
+                                      std::span<const std::uint64_t> probe_bytes, std::span<const SizeTime> ping_pong) {
+  std::vector<ProbedMeasurement> out;
+  for (const Measurement& m : measurements) out.push_back({m, machine_drift(m, probe_bytes, ping_pong)});
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProbedMeasurement> execute_probed(ExecutionJob job, const LaunchOptions& launch,
+                                              std::span<const SizeTime> ping_pong, bool retry,
+                                              const std::function<void(std::uint64_t, std::size_t)>& on_retry) {
+  return measure_until_steady(
+      std::move(job), ping_pong, retry, [&](const ExecutionJob& j) { return execute(j, launch); }, on_retry);
+}
+
+std::vector<ProbedMeasurement> measure_until_steady(ExecutionJob job, std::span<const SizeTime> ping_pong, bool retry,
+                                                    const JobRunner& run,
+                                                    const std::function<void(std::uint64_t, std::size_t)>& on_retry) {
+  job.probe_bytes = probe_sizes(ping_pong);
+  std::vector<ProbedMeasurement> measured = probed(run(job), job.probe_bytes, ping_pong);
+  for (int attempt = 1; retry && attempt < kMeasureAttempts; ++attempt) {
+    const auto drifted = drifted_by_size(measured);
+    if (drifted.empty()) break;
+    for (const auto& [bytes, algorithms] : drifted) {
+      if (on_retry) on_retry(bytes, algorithms.size());
+      ExecutionJob again = job;
+      again.request.sizes = {bytes};
+      again.request.algorithms = algorithms;
+      for (ProbedMeasurement& next : probed(run(again), job.probe_bytes, ping_pong))
+        for (ProbedMeasurement& kept : measured)
+          if (kept.measurement.algorithm == next.measurement.algorithm && kept.measurement.bytes == bytes &&
+              next.drift < kept.drift)
+            kept = std::move(next);
+    }
+  }
+  return measured;
 }
 
 namespace {

@@ -3,10 +3,13 @@
 // through launcher.hpp; this file only checks the request and decodes the answer.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "validate/calibration.hpp"
 #include "validate/launcher.hpp"
+#include "validate/machine_drift.hpp"
 #include "validate/measurement.hpp"
 
 namespace collsim {
@@ -14,6 +17,29 @@ namespace collsim {
 // Checks the job (backend, algorithms, sizes) before any process starts. Throws Error.
 void check_job(const ExecutionJob& job);
 std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& launch);
+
+// A case measured between ping-pong probes, and how far they moved (machine_drift.hpp).
+struct ProbedMeasurement {
+  Measurement measurement;
+  double drift = kNoProbe;
+};
+
+// Launches in all that a case may take to be measured on the machine as calibrated.
+inline constexpr int kMeasureAttempts = 3;
+
+// Executes `job` with ping-pong probes around every case (probe_sizes of `ping_pong`); with
+// `retry`, then runs again the cases whose probes drifted beyond kDriftTolerance, in a launch
+// per size, up to kMeasureAttempts launches for each, keeping the measurement whose probes sat
+// closest to the calibration. `on_retry` hears each such launch (size, cases). Without
+// `retry` (oversubscribed ranks, whose probes time the scheduler) it runs once.
+std::vector<ProbedMeasurement> execute_probed(ExecutionJob job, const LaunchOptions& launch,
+                                              std::span<const SizeTime> ping_pong, bool retry,
+                                              const std::function<void(std::uint64_t, std::size_t)>& on_retry);
+// The same with `run` as the launch (execute(job, launch) above; tests give their own).
+using JobRunner = std::function<std::vector<Measurement>(const ExecutionJob&)>;
+std::vector<ProbedMeasurement> measure_until_steady(ExecutionJob job, std::span<const SizeTime> ping_pong, bool retry,
+                                                    const JobRunner& run,
+                                                    const std::function<void(std::uint64_t, std::size_t)>& on_retry);
 
 struct CalibrationJob {
   std::string backend = "mpi";

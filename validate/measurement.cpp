@@ -42,6 +42,8 @@ nlohmann::json to_json(const Measurement& m) {
           {"transfers", m.transfers},
           {"times_s", m.times_s},
           {"verified", m.verified},
+          {"probe_before_s", m.probe_before_s},
+          {"probe_after_s", m.probe_after_s},
           {"min_s", m.min_s()},
           {"median_s", m.median_s()},
           {"max_s", m.max_s()},
@@ -60,6 +62,8 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.transfers = j.at("transfers").get<std::size_t>();
   m.times_s = j.at("times_s").get<std::vector<double>>();
   m.verified = j.at("verified").get<bool>();
+  m.probe_before_s = j.value("probe_before_s", std::vector<double>{});
+  m.probe_after_s = j.value("probe_after_s", std::vector<double>{});
   return m;
 }
 
@@ -75,7 +79,8 @@ nlohmann::json to_json(const ExecutionJob& job) {
           {"backend", job.backend},
           {"iterations", job.iterations},
           {"warmup", job.warmup},
-          {"reference", job.reference}};
+          {"reference", job.reference},
+          {"probe_bytes", job.probe_bytes}};
 }
 
 ExecutionJob job_from_json(const nlohmann::json& j) {
@@ -92,6 +97,7 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   job.iterations = j.at("iterations").get<std::uint32_t>();
   job.warmup = j.at("warmup").get<std::uint32_t>();
   job.reference = j.at("reference").get<bool>();
+  job.probe_bytes = j.value("probe_bytes", std::vector<std::uint64_t>{});
   return job;
 }
 

@@ -24,6 +24,9 @@ struct Measurement {
   std::size_t transfers = 0;     // 0 for a library reference
   std::vector<double> times_s;   // per timed iteration
   bool verified = false;         // every iteration, warm-up included, matched the reference
+  // The machine as the case met it (ExecutionJob::probe_bytes): the ping-pong one-way time of
+  // ranks 0 and 1 at each probe size, just before the case and just after it.
+  std::vector<double> probe_before_s, probe_after_s;
 
   double min_s() const;
   double median_s() const;
@@ -41,6 +44,10 @@ struct ExecutionJob {
   std::uint32_t iterations = 10;
   std::uint32_t warmup = 2;
   bool reference = true;  // also time the library's collective (allreduce)
+  // Ping-pong sizes timed before and after every case (empty: none), so that validate can
+  // tell a case measured on the machine it calibrated from one measured after the machine
+  // changed speed (a virtual machine's cores moved, a neighbour's load came or went).
+  std::vector<std::uint64_t> probe_bytes;
 };
 
 // A measurement of `schedule` (algorithm, bytes per rank) as `backend` runs it for the job,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -60,6 +61,17 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return {rows.size(), median_of(errors), percentile_of(errors, 0.9)};
 }
 
+bool any_probed(const std::vector<ValidationRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const ValidationRow& r) { return !std::isnan(r.machine_drift); });
+}
+
+std::vector<ValidationRow> steady_rows(const std::vector<ValidationRow>& rows) {
+  std::vector<ValidationRow> out;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(out),
+               [](const ValidationRow& r) { return machine_steady(r.machine_drift); });
+  return out;
+}
+
 std::vector<RanksSummary> summarize_by_ranks(const std::vector<ValidationRow>& rows, unsigned cores) {
   std::map<Rank, std::vector<ValidationRow>> by_ranks;
   for (const ValidationRow& r : rows) by_ranks[r.ranks].push_back(r);
@@ -97,12 +109,44 @@ std::string platform_name(const MachineInfo& machine, const std::string& backend
 }
 
 std::string results_csv(const std::vector<ValidationRow>& rows) {
-  std::string out = "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n";
-  for (const ValidationRow& r : rows)
-    out += fmt::format("{},{},{},{:.6e},{:.6e},{:.2f}\n", r.algorithm, r.ranks, r.bytes, r.predicted_s, r.measured_median_s,
+  const bool probed = any_probed(rows);
+  std::string out = probed ? "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct,machine_drift_pct\n"
+                           : "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n";
+  for (const ValidationRow& r : rows) {
+    out += fmt::format("{},{},{},{:.6e},{:.6e},{:.2f}", r.algorithm, r.ranks, r.bytes, r.predicted_s, r.measured_median_s,
                        r.error_pct());
+    if (probed) out += std::isnan(r.machine_drift) ? "," : fmt::format(",{:.1f}", 100 * r.machine_drift);
+    out += '\n';
+  }
   return out;
 }
+
+namespace {
+
+std::string drift_cell(double drift) {
+  if (std::isnan(drift)) return "not probed";
+  const std::string value = fmt::format("{:.0f}%", 100 * drift);
+  return machine_steady(drift) ? value : fmt::format("**{}** (drifted)", value);
+}
+
+// The cases measured on the machine as calibrated, summed up by rank count, and what the
+// probes are.
+std::string steady_summary_markdown(const std::vector<ValidationRow>& rows, unsigned cores) {
+  const std::vector<ValidationRow> steady = steady_rows(rows);
+  std::string out = fmt::format(
+      "Machine drift: each case is bracketed by ping-pong probes between ranks 0 and 1 (validate/machine_drift.hpp), "
+      "timed as the calibration times its ping-pong; a case whose probes moved more than {:.0f}% from the calibration "
+      "ran on a machine of another speed and is run again (3 launches at most, keeping the closest). {} of {} cases "
+      "were measured within {:.0f}%:\n\n",
+      100 * kDriftTolerance, steady.size(), rows.size(), 100 * kDriftTolerance);
+  out += "| ranks | steady cases | median \\|error\\| | p90 \\|error\\| |\n|---:|---:|---:|---:|\n";
+  for (const RanksSummary& r : summarize_by_ranks(steady, cores))
+    out += fmt::format("| {}{} | {} | {:.1f}% | {:.1f}% |\n", r.ranks, r.oversubscribed ? " (oversubscribed)" : "",
+                       r.summary.rows, r.summary.median_abs_error_pct, r.summary.p90_abs_error_pct);
+  return out + "\n";
+}
+
+}  // namespace
 
 std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
                              const std::string& measured_label) {
@@ -119,10 +163,16 @@ std::string results_markdown(const std::vector<ValidationRow>& rows, const std::
                        : cores > 0      ? "one rank per core or fewer: judged"
                                         : "");
   out += "\n";
-  out += fmt::format("| algorithm | ranks | size | predicted | {} | error |\n|---|---:|---:|---:|---:|---:|\n", measured_label);
-  for (const ValidationRow& r : rows)
-    out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |\n", r.algorithm, r.ranks, format_size(r.bytes),
+  const bool probed = any_probed(rows);
+  if (probed) out += steady_summary_markdown(rows, cores);
+  out += fmt::format("| algorithm | ranks | size | predicted | {} | error |{}\n|---|---:|---:|---:|---:|---:|{}\n", measured_label,
+                     probed ? " machine drift |" : "", probed ? "---:|" : "");
+  for (const ValidationRow& r : rows) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {:+.1f}% |", r.algorithm, r.ranks, format_size(r.bytes),
                        format_seconds(r.predicted_s), format_seconds(r.measured_median_s), r.error_pct());
+    if (probed) out += fmt::format(" {} |", drift_cell(r.machine_drift));
+    out += '\n';
+  }
   return out;
 }
 

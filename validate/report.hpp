@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "validate/machine_drift.hpp"
 
 namespace collsim {
 
@@ -18,8 +19,16 @@ struct ValidationRow {
   std::uint64_t bytes = 0;
   double predicted_s = 0;
   double measured_median_s = 0;
+  // The case's probes against the calibration (validate/machine_drift.hpp); NaN: not probed.
+  double machine_drift = kNoProbe;
   double error_pct() const { return 100.0 * (predicted_s - measured_median_s) / measured_median_s; }
 };
+
+// Whether any row was probed: the report then shows each case's drift and sums up the cases
+// measured on the machine as calibrated apart.
+bool any_probed(const std::vector<ValidationRow>& rows);
+// The rows whose probes stayed within kDriftTolerance (unprobed rows included).
+std::vector<ValidationRow> steady_rows(const std::vector<ValidationRow>& rows);
 
 struct ValidationSummary {
   std::size_t rows = 0;

@@ -56,6 +56,11 @@ if [ -x "$(dirname "$collsim")/collsim-mpi-worker" ]; then
     grep -Eq '^collsim validate: 2 of 3 done, now executing on 2 ranks; ' "$tmp/err" ||
       fail "validate: no progress line for the execution: $(head -c 600 "$tmp/err")"
     grep -q '^collsim validate: 1 cases, ' "$tmp/out" || fail "validate: stdout is not intact: $(cat "$tmp/out")"
+    # The case was bracketed by ping-pong probes (validate/machine_drift.hpp): its drift is a number.
+    grep -Eq '^collsim validate: [01] of 1 cases measured with the machine as calibrated ' "$tmp/out" ||
+      fail "validate: no line on the machine's drift: $(cat "$tmp/out")"
+    head -1 "$tmp/report/results.csv" | grep -q ',machine_drift_pct$' || fail "validate: results.csv has no drift column"
+    tail -1 "$tmp/report/results.csv" | grep -Eq ',[0-9]+\.[0-9]$' || fail "validate: the case has no drift: $(tail -1 "$tmp/report/results.csv")"
   else
     grep -q '^collsim: error: ' "$tmp/err" || fail "validate exited $rc without an error line"
     echo "validate: the calibration was refused on this machine ($(grep -m1 '^collsim: error' "$tmp/err")); progress up to it checked"

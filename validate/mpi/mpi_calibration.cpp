@@ -65,15 +65,19 @@ int repetitions_for(double one_estimate, double seconds) {
   return std::clamp(int(seconds / std::max(one_estimate, 1e-9)), 1, 2000);
 }
 
+// One ping-pong point: the median of kRounds rounds of about `seconds` / kRounds each.
+double ping_pong_point(std::vector<char>& buffer, std::uint64_t bytes, double seconds) {
+  const int reps = repetitions_for(2 * ping_pong_once(buffer, bytes, 1), seconds / kRounds);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffer, bytes, reps));
+  return median_of(rounds);
+}
+
 std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
   std::vector<char> buffer(plan.max_bytes, 1);
-  for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep)) {
-    const int reps = repetitions_for(2 * ping_pong_once(buffer, bytes, 1), plan.seconds_per_point / kRounds);
-    std::vector<double> rounds;
-    for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffer, bytes, reps));
-    points.push_back({bytes, median_of(rounds), {}});
-  }
+  for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
+    points.push_back({bytes, ping_pong_point(buffer, bytes, plan.seconds_per_point), {}});
   return points;
 }
 
@@ -166,6 +170,14 @@ double least_on_cpu_fraction(const ThreadCpuShare& clock) {
 }
 
 }  // namespace
+
+std::vector<double> probe_ping_pong(const std::vector<std::uint64_t>& sizes, double seconds) {
+  if (world_size() < 2) return {};
+  std::vector<char> buffer(sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()), 1);
+  std::vector<double> times;
+  for (std::uint64_t bytes : sizes) times.push_back(ping_pong_point(buffer, bytes, seconds));
+  return times;
+}
 
 CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
   if (world_size() < 2) throw Error("calibration needs at least 2 ranks");

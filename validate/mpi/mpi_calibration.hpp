@@ -12,4 +12,8 @@ namespace collsim {
 // Complete on rank 0.
 CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan);
 
+// The ping-pong one-way time between ranks 0 and 1 at each of `sizes`, measured as the
+// calibration measures it (its median of rounds), about `seconds` per size; on every rank.
+std::vector<double> probe_ping_pong(const std::vector<std::uint64_t>& sizes, double seconds);
+
 }  // namespace collsim

@@ -11,12 +11,17 @@
 
 #include "collectives/units.hpp"
 #include "validate/mpi/device_transport.hpp"
+#include "validate/mpi/mpi_calibration.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 #include "validate/rank_program.hpp"
 #include "validate/reference_data.hpp"
 
 namespace collsim {
 namespace {
+
+// Each probe size's time: long enough for the calibration's three rounds to repeat the
+// small sizes hundreds of times, short beside a case (20 iterations of a 64 MiB allreduce).
+constexpr double kProbeSeconds = 0.015;
 
 int world_rank() {
   int rank = 0;
@@ -151,8 +156,13 @@ std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faul
   std::vector<Measurement> measurements;
   const std::vector<std::string> algorithms = expand_algorithms(job.request);
   for (std::uint64_t bytes : job.request.sizes) {
-    for (const std::string& algorithm : algorithms)
-      measurements.push_back(run_schedule(job, algorithm, bytes, faults, device, progress));
+    for (const std::string& algorithm : algorithms) {
+      const std::vector<double> before = probe_ping_pong(job.probe_bytes, kProbeSeconds);
+      Measurement m = run_schedule(job, algorithm, bytes, faults, device, progress);
+      m.probe_before_s = before;
+      m.probe_after_s = probe_ping_pong(job.probe_bytes, kProbeSeconds);
+      measurements.push_back(std::move(m));
+    }
     if (job.reference && job.request.collective == Collective::allreduce)
       measurements.push_back(run_mpi_allreduce(job, bytes, device, progress));
   }

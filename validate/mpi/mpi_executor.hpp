@@ -1,6 +1,8 @@
 // validate/mpi/mpi_executor.hpp — executes a job on MPI_COMM_WORLD, one process per rank:
 // every algorithm x size as the schedule's transfers, then the library's own MPI_Allreduce
 // as a reference; every iteration, warm-up included, is verified against reference_data.hpp.
+// Where the job names probe sizes, each case is bracketed by ping-pong probes at them
+// (mpi_calibration.hpp; validate/machine_drift.hpp says why).
 // Backend mpi keeps each rank's buffer in host memory (mpi_transport.hpp); backend mpi+cuda
 // keeps it on a device (device_transport.hpp), given by a DeviceFactory. Touches host
 // buffers, the devices the factory hands out, and MPI_COMM_WORLD.

@@ -1,0 +1,132 @@
+// tests/validate/test_machine_drift.cpp — probes against the calibration: how far a case's
+// ping-pong probes moved, which cases run again (and which measurement each keeps), and how
+// the report shows it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "collectives/error.hpp"
+#include "validate/execution_runs.hpp"
+#include "validate/machine_drift.hpp"
+#include "validate/report.hpp"
+
+using namespace collsim;
+
+namespace {
+
+// A ping-pong sweep 1 B .. 4 MiB, one-way time 1 us + bytes / 10 GB/s.
+std::vector<SizeTime> sweep() {
+  std::vector<SizeTime> points;
+  for (std::uint64_t b = 1; b <= (4u << 20); b *= 2) points.push_back({b, 1e-6 + double(b) / 1e10, {}});
+  return points;
+}
+
+double calibrated(std::uint64_t bytes) { return 1e-6 + double(bytes) / 1e10; }
+
+// A case whose probes (2 KiB, 1 MiB) ran `before` and `after` times slower than calibrated.
+Measurement probed_case(const std::string& algorithm, std::uint64_t bytes, double before, double after) {
+  Measurement m;
+  m.algorithm = algorithm;
+  m.bytes = bytes;
+  m.ranks = 2;
+  m.times_s = {1e-3};
+  m.probe_before_s = {before * calibrated(2048), before * calibrated(1 << 20)};
+  m.probe_after_s = {after * calibrated(2048), after * calibrated(1 << 20)};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("probes are the calibration's points nearest 2 KiB and 1 MiB") {
+  CHECK(probe_sizes(sweep()) == std::vector<std::uint64_t>{2048, 1 << 20});
+  std::vector<SizeTime> small = sweep();
+  small.resize(13);  // 1 B .. 4 KiB
+  CHECK(probe_sizes(small) == std::vector<std::uint64_t>{2048, 4096});
+  CHECK(probe_sizes({}).empty());
+}
+
+TEST_CASE("a case's drift is its probes' largest relative move from the calibration, before or after") {
+  const std::vector<std::uint64_t> sizes{2048, 1 << 20};
+  CHECK(machine_drift(probed_case("ring", 4096, 1.0, 1.0), sizes, sweep()) == Approx(0).margin(1e-12));
+  CHECK(machine_drift(probed_case("ring", 4096, 1.1, 0.95), sizes, sweep()) == Approx(0.1));
+  CHECK(machine_drift(probed_case("ring", 4096, 1.0, 3.0), sizes, sweep()) == Approx(2.0));
+  CHECK(machine_drift(probed_case("ring", 4096, 0.4, 1.0), sizes, sweep()) == Approx(0.6));
+  CHECK(machine_steady(0.2));
+  CHECK_FALSE(machine_steady(0.3));
+
+  Measurement unprobed;
+  CHECK(std::isnan(machine_drift(unprobed, sizes, sweep())));
+  CHECK(machine_steady(machine_drift(unprobed, sizes, sweep())));  // not known to have drifted
+  CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{3000, 1 << 20}, sweep()), Error);
+  CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{2048}, sweep()), Error);
+}
+
+TEST_CASE("cases measured while the machine drifted run again, each keeping its closest measurement") {
+  ExecutionJob job;
+  job.request.algorithms = {"ring", "tree"};
+  job.request.sizes = {4096, 1 << 20};
+  job.request.ranks = 2;
+  // The machine's speed, launch after launch: ring at 1 MiB drifts twice then settles; tree
+  // at 4 KiB drifts every time, by less on its second launch.
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<double>> slowdowns{
+      {{"ring", 4096}, {1.0}}, {{"ring", 1 << 20}, {2.5, 1.6, 1.05}},
+      {{"tree", 4096}, {3.0, 1.5, 2.0}}, {{"tree", 1 << 20}, {1.1}}};
+  std::map<std::pair<std::string, std::uint64_t>, std::size_t> launches;
+  std::vector<ExecutionJob> jobs;
+  const JobRunner run = [&](const ExecutionJob& j) {
+    jobs.push_back(j);
+    std::vector<Measurement> out;
+    for (std::uint64_t bytes : j.request.sizes)
+      for (const std::string& a : j.request.algorithms) {
+        const double slow = slowdowns.at({a, bytes}).at(launches[{a, bytes}]++);
+        Measurement m = probed_case(a, bytes, slow, slow);
+        m.times_s = {slow};  // which launch this measurement came from
+        out.push_back(m);
+      }
+    return out;
+  };
+  std::vector<std::pair<std::uint64_t, std::size_t>> retried;
+  const std::vector<ProbedMeasurement> measured = measure_until_steady(
+      job, sweep(), /*retry=*/true, run, [&](std::uint64_t b, std::size_t n) { retried.push_back({b, n}); });
+
+  REQUIRE(measured.size() == 4);
+  CHECK(jobs.front().probe_bytes == std::vector<std::uint64_t>{2048, 1 << 20});
+  CHECK(jobs.size() == 5);  // everything, then twice 4 KiB (tree) and 1 MiB (ring)
+  CHECK(jobs[1].request.sizes == std::vector<std::uint64_t>{4096});
+  CHECK(jobs[1].request.algorithms == std::vector<std::string>{"tree"});
+  CHECK(retried == std::vector<std::pair<std::uint64_t, std::size_t>>{{4096, 1}, {1 << 20, 1}, {4096, 1}, {1 << 20, 1}});
+  for (const ProbedMeasurement& p : measured) {
+    if (p.measurement.algorithm == "ring" && p.measurement.bytes == (1u << 20)) {
+      CHECK(p.measurement.times_s[0] == 1.05);
+      CHECK(p.drift == Approx(0.05));
+    }
+    if (p.measurement.algorithm == "tree" && p.measurement.bytes == 4096) {
+      CHECK(p.measurement.times_s[0] == 1.5);  // the closest of three, still drifted
+      CHECK_FALSE(machine_steady(p.drift));
+    }
+  }
+
+  jobs.clear();
+  launches.clear();
+  const std::vector<ProbedMeasurement> once = measure_until_steady(job, sweep(), /*retry=*/false, run, nullptr);
+  CHECK(jobs.size() == 1);
+  CHECK(once.size() == 4);
+}
+
+TEST_CASE("the report shows each case's drift and sums up the steady cases apart") {
+  std::vector<ValidationRow> rows{{"ring", 2, 4096, 1.1e-6, 1e-6, 0.05}, {"tree", 2, 4096, 2e-6, 1e-6, 0.9}};
+  CHECK(any_probed(rows));
+  CHECK(steady_rows(rows).size() == 1);
+  CHECK_THAT(results_csv(rows), Catch::StartsWith("algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct,machine_drift_pct\n"));
+  CHECK_THAT(results_csv(rows), Catch::Contains(",90.0\n"));
+  const std::string md = results_markdown(rows, "", 2);
+  CHECK_THAT(md, Catch::Contains("1 of 2 cases were measured within 25%"));
+  CHECK_THAT(md, Catch::Contains("**90%** (drifted)"));
+  CHECK_THAT(md, Catch::Contains("| 2 | 1 | 10.0% | 10.0% |"));
+
+  const std::vector<ValidationRow> unprobed{{"ring", 2, 4096, 1.1e-6, 1e-6}};
+  CHECK_FALSE(any_probed(unprobed));
+  CHECK_THAT(results_csv(unprobed), Catch::StartsWith("algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n"));
+  CHECK_THAT(results_markdown(unprobed, "", 2), !Catch::Contains("machine drift"));
+}

@@ -11,6 +11,7 @@
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
+#include "validate/machine_drift.hpp"
 #include "validate/measurement.hpp"
 
 namespace collsim {
@@ -229,6 +230,26 @@ void check_cpu(const CalibrationSamples& s, std::vector<std::string>& reasons) {
       100 * s.on_cpu_fraction, 100 * kMinOnCpuFraction));
 }
 
+// The launches must have met one machine: at the probe sizes validate uses (machine_drift.hpp),
+// a launch whose ping-pong sits beyond kDriftTolerance from the median of all ran at another
+// speed (this project's VM has two, 2-3x apart), and the medians then mix the two.
+void check_launch_speeds(const CalibrationSamples& s, std::vector<std::string>& reasons) {
+  for (std::uint64_t bytes : probe_sizes(s.ping_pong))
+    for (const SizeTime& p : s.ping_pong) {
+      if (p.bytes != bytes) continue;
+      for (std::size_t launch = 0; launch < p.repeats.size(); ++launch) {
+        const double drift = std::abs(p.repeats[launch] / p.seconds - 1);
+        if (drift <= kDriftTolerance) continue;
+        reasons.push_back(fmt::format(
+            "launch {} of {} ran at another speed: its {} ping-pong took {} against the median {} ({:.0f}% off, bound "
+            "{:.0f}%): the machine changed speed between launches (validate/README.md): calibrate again",
+            launch + 1, p.repeats.size(), format_size(bytes), format_seconds(p.repeats[launch]), format_seconds(p.seconds),
+            100 * drift, 100 * kDriftTolerance));
+        return;
+      }
+    }
+}
+
 // One message alone by a fit's rows (what the cost rule gives the YAML's link class).
 double alone_seconds(const SizeFactorFit& fit, std::uint64_t bytes) {
   FittedSizeFactor row = fit.rows.front();
@@ -279,6 +300,7 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   check_sweep_shape(c, c.unreliable_because);
   check_repeats(c.repeats, c.unreliable_because);
   check_cpu(samples, c.unreliable_because);
+  check_launch_speeds(samples, c.unreliable_because);
   return c;
 }
 

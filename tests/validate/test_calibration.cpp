@@ -294,7 +294,10 @@ TEST_CASE("an unreliable calibration warns on each line and still loads, carryin
   CalibrationSamples s = repeated_samples(repeats);
   s.on_cpu_fraction = kMinOnCpuFraction / 2;
   const Calibration c = fit_calibration(s);
-  REQUIRE(c.unreliable_because.size() == 2);
+  // alpha moved between repeats, the CPU was shared, and launch 3 met the machine at its
+  // other speed (the median's launches were the slow ones).
+  REQUIRE(c.unreliable_because.size() == 3);
+  CHECK(mentions(c.unreliable_because, "launch 3 of 5 ran at another speed"));
 
   const std::string warning = unreliable_calibration_warning(c, "validate");
   std::size_t lines = 0;
@@ -435,4 +438,14 @@ TEST_CASE("a progress beacon writes its first beat at once and then at most twic
   CHECK(p[0].beats < 1000);
   CHECK(p[0].where != "ring 4K iteration 1000 of 1000");
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a calibration whose launches met the machine at two speeds says so") {
+  CHECK_FALSE(mentions(fit_calibration(repeated_samples(quiet_repeats())).unreliable_because, "ran at another speed"));
+  // Launch 4 of 5 on the slower speed: start-up 2.5x (small messages), bandwidth 2.5x lower.
+  std::vector<Parameters> two_speeds = quiet_repeats();
+  two_speeds[3] = {5e-6, 2e9, 1e-10};
+  const Calibration c = fit_calibration(repeated_samples(two_speeds));
+  CHECK(mentions(c.unreliable_because, "launch 4 of 5 ran at another speed"));
+  CHECK_FALSE(c.reliable());
 }

@@ -40,11 +40,9 @@ struct Flow {
   std::uint32_t next = kNone;  // the next slot queued on its channel
   std::uint32_t route_begin = 0, route_length = 0;  // in the channels' pool, or the slot's own links
   bool cached = false;                              // its route is its channel's
-  bool active = false;                              // draining
   bool reduction = false;  // a reduction's bytes through its rank's memory link: no channel
   double remaining = 0, rate = 0, since = 0;
   double alone_Bps = 0;  // its bandwidth alone by the cost rule: it never drains faster
-  std::uint32_t version = 0;  // stale end events carry an older one
 };
 
 // What an exclusive channel has drained so far (sim/flow_engine.cpp times it).

@@ -1,6 +1,7 @@
 // sim/flow_engine.cpp — events in time buckets, flows on links, incremental max-min.
 //
-// Cost per network transfer: two events (its start, its end), its route (cached per rank
+// Cost per network transfer: two events (its start, its end, moved in place when its rate
+// changes), its route (cached per rank
 // pair where routing ignores the flow id), and a re-rating of the flows its start and end
 // can reach (MaxMinSharing, sim/max_min.hpp: near the change, not the whole connected
 // component). A lone flow's rate is its route's bottleneck, without filling. Completion is
@@ -51,7 +52,7 @@ using flow::TransferFacts;
 struct AheadOfOrder {};
 
 // A start on an exclusive channel: the event's slot is the channel with this bit, and its
-// version holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
+// payload holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
 // channel that turns shared before it starts keeps its place among them.
 constexpr std::uint32_t kOnExclusiveChannel = 1u << 31;
 
@@ -142,8 +143,8 @@ class FlowSimulation {
     return {x.src, x.dst, s_->transfer_bytes(id), x.op};
   }
 
-  void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t version = 0) {
-    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version, slot});
+  void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t payload = 0) {
+    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, payload, slot});
   }
 
   // One instant: every event within 1e-12 relative of the earliest is part of the batch.
@@ -154,8 +155,7 @@ class FlowSimulation {
       const Event e = events_.pop();
       ++result_.events;
       switch (e.kind()) {
-        case EventKind::flow_end:
-          if (!channels_[e.slot].active || channels_[e.slot].version != e.version) break;
+        case EventKind::flow_end:  // a draining flow's one end: never stale
           if (channels_[e.slot].reduction) {
             finish_reduction(e.slot, now_);
           } else {
@@ -164,7 +164,7 @@ class FlowSimulation {
           break;
         case EventKind::flow_start:
           if (e.slot & kOnExclusiveChannel) {
-            start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.version, now_);
+            start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.payload, now_);
           } else {
             start_flow(e.slot, now_);
           }
@@ -260,7 +260,6 @@ class FlowSimulation {
     f.remaining = bytes;
     f.rate = 0;
     f.since = now;
-    f.active = true;
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
     sharing_.add(slot, channels_.links(slot), f.alone_Bps);
@@ -280,8 +279,7 @@ class FlowSimulation {
       f.facts = channels_[next].facts;
       f.remaining = double(f.facts.bytes);
       f.since = now;
-      ++f.version;
-      push(now + f.remaining / f.rate, EventKind::flow_end, f.transfer, slot, f.version);
+      events_.set_end(slot, now + f.remaining / f.rate, f.transfer);
       log_.started(f.transfer, now);
       log_.waited(f.transfer, finished, Waited::channel);
       channels_.release(next);
@@ -294,8 +292,6 @@ class FlowSimulation {
 
   void leave_links(std::uint32_t slot, double now) {
     Flow& f = channels_[slot];
-    f.active = false;
-    ++f.version;
     if (!f.reduction) channels_.vacate(slot);  // a reduction holds no rank pair's channel
     sharing_.remove(slot);
     for (LinkId l : channels_.links(slot))
@@ -388,16 +384,14 @@ class FlowSimulation {
     result_.rate_solves = sharing_.stats().fills;
   }
 
-  // Account the bytes drained at the old rate; a changed rate gets a new end event (the old
-  // one goes stale through the version).
+  // Account the bytes drained at the old rate; a changed rate moves the flow's end.
   void set_rate(std::uint32_t slot, double rate, double now) {
     Flow& f = channels_[slot];
     f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
     f.since = now;
     if (rate == f.rate) return;  // its pending end event still holds
     f.rate = rate;
-    ++f.version;
-    push(now + f.remaining / rate, EventKind::flow_end, f.transfer, slot, f.version);
+    events_.set_end(slot, now + f.remaining / rate, f.transfer);
   }
 
   const Schedule* s_ = nullptr;            // held

@@ -38,6 +38,7 @@ namespace {
 using flow::Event;
 using flow::EventKind;
 using flow::EventQueue;
+using flow::Drain;
 using flow::Flow;
 using flow::FlowChannels;
 using flow::kIdMask;
@@ -155,13 +156,15 @@ class FlowSimulation {
       const Event e = events_.pop();
       ++result_.events;
       switch (e.kind()) {
-        case EventKind::flow_end:  // a draining flow's one end: never stale
-          if (channels_[e.slot].reduction) {
-            finish_reduction(e.slot, now_);
+        case EventKind::flow_end: {  // a draining flow's one end (by drain number): never stale
+          const std::uint32_t slot = draining_[e.slot].slot;
+          if (channels_[slot].reduction) {
+            finish_reduction(slot, now_);
           } else {
-            finish_flow(e.slot, now_);
+            finish_flow(slot, now_);
           }
           break;
+        }
         case EventKind::flow_start:
           if (e.slot & kOnExclusiveChannel) {
             start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.payload, now_);
@@ -257,12 +260,10 @@ class FlowSimulation {
   // through its rank's memory), at a rate the next re-solve sets.
   void join_links(std::uint32_t slot, double bytes, double now) {
     Flow& f = channels_[slot];
-    f.remaining = bytes;
-    f.rate = 0;
-    f.since = now;
+    f.drain = draining_.open({f.transfer, slot, bytes, 0, now});
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
-    sharing_.add(slot, channels_.links(slot), f.alone_Bps);
+    sharing_.add(f.drain, channels_.links(slot), f.alone_Bps);
   }
 
   // The last byte drained. The channel's next transfer takes over: on the same route, with the
@@ -277,9 +278,11 @@ class FlowSimulation {
     if (next != kNone && f.cached && channels_[next].alone_Bps == f.alone_Bps) {
       f.transfer = channels_[next].transfer;
       f.facts = channels_[next].facts;
-      f.remaining = double(f.facts.bytes);
-      f.since = now;
-      events_.set_end(slot, now + f.remaining / f.rate, f.transfer);
+      Drain& d = draining_[f.drain];
+      d.transfer = f.transfer;
+      d.remaining = double(f.facts.bytes);
+      d.since = now;
+      events_.set_end(f.drain, now + d.remaining / d.rate, d.transfer);
       log_.started(f.transfer, now);
       log_.waited(f.transfer, finished, Waited::channel);
       channels_.release(next);
@@ -293,7 +296,8 @@ class FlowSimulation {
   void leave_links(std::uint32_t slot, double now) {
     Flow& f = channels_[slot];
     if (!f.reduction) channels_.vacate(slot);  // a reduction holds no rank pair's channel
-    sharing_.remove(slot);
+    sharing_.remove(f.drain);
+    draining_.close(f.drain);
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
     channels_.release(slot);
@@ -379,19 +383,19 @@ class FlowSimulation {
   // Re-rate the flows the instant's starts and ends can reach (sim/max_min.hpp), and record
   // the utilization of the links whose load may have changed.
   void resolve(double now) {
-    for (std::uint32_t slot : sharing_.solve()) set_rate(slot, sharing_.rate(slot), now);
+    for (std::uint32_t drain : sharing_.solve()) set_rate(drain, sharing_.rate(drain), now);
     for (LinkId l : sharing_.changed_links()) links_.utilization(l, sharing_.load(l) / capacity_[l], now);
     result_.rate_solves = sharing_.stats().fills;
   }
 
   // Account the bytes drained at the old rate; a changed rate moves the flow's end.
-  void set_rate(std::uint32_t slot, double rate, double now) {
-    Flow& f = channels_[slot];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
-    f.since = now;
-    if (rate == f.rate) return;  // its pending end event still holds
-    f.rate = rate;
-    events_.set_end(slot, now + f.remaining / rate, f.transfer);
+  void set_rate(std::uint32_t drain, double rate, double now) {
+    Drain& d = draining_[drain];
+    d.remaining = std::max(0.0, d.remaining - d.rate * (now - d.since));
+    d.since = now;
+    if (rate == d.rate) return;  // its pending end event still holds
+    d.rate = rate;
+    events_.set_end(drain, now + d.remaining / rate, d.transfer);
   }
 
   const Schedule* s_ = nullptr;            // held
@@ -434,7 +438,8 @@ class FlowSimulation {
   Rank first_reducer_;
   // Per link.
   std::vector<double> capacity_;
-  MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
+  flow::DrainingFlows draining_;  // the flows draining now, by drain number
+  MaxMinSharing sharing_{{}};  // their rates, by drain number
   LinkLog links_;
   EventQueue events_;
   double now_ = 0;

@@ -25,7 +25,7 @@ struct Event {
   double time;
   std::uint32_t key;      // kind << 30 | transfer id: the order of events at one instant
   std::uint32_t payload;  // flow_start on an exclusive channel: its transfer's facts (sim/flow_engine.cpp)
-  std::uint32_t slot;     // flow_end, flow_start: the flow slot (or an exclusive channel, sim/flow_engine.cpp)
+  std::uint32_t slot;     // flow_start: the flow slot (or an exclusive channel); flow_end: the drain (sim/flow_engine.cpp)
 
   EventKind kind() const { return EventKind(key >> kKindShift); }
   std::uint32_t id() const { return key & kIdMask; }
@@ -159,8 +159,9 @@ class RadixQueue {
   std::size_t size_ = 0;
 };
 
-// Each draining flow's end, one entry per flow slot, in order of time then key: a 4-ary heap
-// whose entries know their place (by slot), so a re-rated flow's end moves in place. Pushing
+// Each draining flow's end, one entry per flow (`slot`: the caller's dense number for it), in
+// order of time then key: a 4-ary heap whose entries know their place, so a re-rated flow's
+// end moves in place. Pushing
 // a new end for every change of rate and dropping the old one when it popped cost a pop, and a
 // cache miss on the flow's record to tell it was stale, per change: half the events of
 // two-tree on 8 channels (5.6 M of 10.8 M at 1,024 ranks) were such leftovers.

@@ -46,7 +46,7 @@ struct Flow {
 };
 
 // A flow while it drains: what the re-solves and the end events touch, numbered densely (a
-// flow slot is held from ready to last byte, and two-tree's pipelines hold a million slots at
+// flow slot is held from ready to last byte: two-tree on 8 channels holds some 600 K slots at
 // 1,024 ranks, most of them queued; the tens of thousands draining fit in cache this way).
 struct Drain {
   TransferId transfer;

@@ -1,12 +1,11 @@
 // sim/flow_engine.cpp — events in time buckets, flows on links, incremental max-min.
 //
-// Cost per network transfer: two events (its start, its end, moved in place when its rate
-// changes), its route (cached per rank
-// pair where routing ignores the flow id), and a re-rating of the flows its start and end
-// can reach (MaxMinSharing, sim/max_min.hpp: near the change, not the whole connected
-// component). A lone flow's rate is its route's bottleneck, without filling. Completion is
-// handed on at once: a successor learns its ready time when its last dependency's arrival
-// is processed, so there is no separate "done" event.
+// Cost per network transfer: two events (its start; its end, moved in place when its rate
+// changes), its route (cached per rank pair where routing ignores the flow id), and a
+// re-rating of the flows its start and end can reach (MaxMinSharing, sim/max_min.hpp: near
+// the change, not the whole connected component). A lone flow's rate is its route's
+// bottleneck, without filling. Completion is handed on at once: a successor learns its ready
+// time when its last dependency's arrival is processed, so there is no separate "done" event.
 //
 // Here: the event loop, the flows on their rank pairs' channels, and the reduction units.
 // Which transfers a completion makes ready is sim/flow_dependencies.hpp's (a held schedule

@@ -35,16 +35,43 @@ struct TransferFacts {
 
 struct Flow {
   TransferId transfer = 0;
+  std::uint32_t drain = kNone;  // while draining: its number in DrainingFlows
   TransferFacts facts;
   std::uint32_t channel = 0;
   std::uint32_t next = kNone;  // the next slot queued on its channel
   std::uint32_t route_begin = 0, route_length = 0;  // in the channels' pool, or the slot's own links
   bool cached = false;                              // its route is its channel's
-  bool active = false;                              // draining
   bool reduction = false;  // a reduction's bytes through its rank's memory link: no channel
-  double remaining = 0, rate = 0, since = 0;
   double alone_Bps = 0;  // its bandwidth alone by the cost rule: it never drains faster
-  std::uint32_t version = 0;  // stale end events carry an older one
+};
+
+// A flow while it drains: what the re-solves and the end events touch, numbered densely (a
+// flow slot is held from ready to last byte: two-tree on 8 channels holds some 600 K slots at
+// 1,024 ranks, most of them queued; the tens of thousands draining fit in cache this way).
+struct Drain {
+  TransferId transfer;
+  std::uint32_t slot;  // its flow slot
+  double remaining, rate, since;  // bytes left at `since`, and the rate since then
+};
+
+class DrainingFlows {
+ public:
+  std::uint32_t open(const Drain& d) {
+    if (free_.empty()) {
+      drains_.push_back(d);
+      return std::uint32_t(drains_.size() - 1);
+    }
+    const std::uint32_t i = free_.back();
+    free_.pop_back();
+    drains_[i] = d;
+    return i;
+  }
+  void close(std::uint32_t i) { free_.push_back(i); }
+  Drain& operator[](std::uint32_t i) { return drains_[i]; }
+
+ private:
+  std::vector<Drain> drains_;
+  std::vector<std::uint32_t> free_;
 };
 
 // What an exclusive channel has drained so far (sim/flow_engine.cpp times it).

@@ -1,11 +1,11 @@
 // sim/flow_engine.cpp — events in time buckets, flows on links, incremental max-min.
 //
-// Cost per network transfer: two events (its start, its end), its route (cached per rank
-// pair where routing ignores the flow id), and a re-rating of the flows its start and end
-// can reach (MaxMinSharing, sim/max_min.hpp: near the change, not the whole connected
-// component). A lone flow's rate is its route's bottleneck, without filling. Completion is
-// handed on at once: a successor learns its ready time when its last dependency's arrival
-// is processed, so there is no separate "done" event.
+// Cost per network transfer: two events (its start; its end, moved in place when its rate
+// changes), its route (cached per rank pair where routing ignores the flow id), and a
+// re-rating of the flows its start and end can reach (MaxMinSharing, sim/max_min.hpp: near
+// the change, not the whole connected component). A lone flow's rate is its route's
+// bottleneck, without filling. Completion is handed on at once: a successor learns its ready
+// time when its last dependency's arrival is processed, so there is no separate "done" event.
 //
 // Here: the event loop, the flows on their rank pairs' channels, and the reduction units.
 // Which transfers a completion makes ready is sim/flow_dependencies.hpp's (a held schedule
@@ -37,6 +37,7 @@ namespace {
 using flow::Event;
 using flow::EventKind;
 using flow::EventQueue;
+using flow::Drain;
 using flow::Flow;
 using flow::FlowChannels;
 using flow::kIdMask;
@@ -51,7 +52,7 @@ using flow::TransferFacts;
 struct AheadOfOrder {};
 
 // A start on an exclusive channel: the event's slot is the channel with this bit, and its
-// version holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
+// payload holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
 // channel that turns shared before it starts keeps its place among them.
 constexpr std::uint32_t kOnExclusiveChannel = 1u << 31;
 
@@ -142,8 +143,8 @@ class FlowSimulation {
     return {x.src, x.dst, s_->transfer_bytes(id), x.op};
   }
 
-  void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t version = 0) {
-    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, version, slot});
+  void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t payload = 0) {
+    events_.push({time, (std::uint32_t(kind) << kKindShift) | id, payload, slot});
   }
 
   // One instant: every event within 1e-12 relative of the earliest is part of the batch.
@@ -154,17 +155,18 @@ class FlowSimulation {
       const Event e = events_.pop();
       ++result_.events;
       switch (e.kind()) {
-        case EventKind::flow_end:
-          if (!channels_[e.slot].active || channels_[e.slot].version != e.version) break;
-          if (channels_[e.slot].reduction) {
-            finish_reduction(e.slot, now_);
+        case EventKind::flow_end: {  // a draining flow's one end (by drain number): never stale
+          const std::uint32_t slot = draining_[e.slot].slot;
+          if (channels_[slot].reduction) {
+            finish_reduction(slot, now_);
           } else {
-            finish_flow(e.slot, now_);
+            finish_flow(slot, now_);
           }
           break;
+        }
         case EventKind::flow_start:
           if (e.slot & kOnExclusiveChannel) {
-            start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.version, now_);
+            start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.payload, now_);
           } else {
             start_flow(e.slot, now_);
           }
@@ -257,13 +259,10 @@ class FlowSimulation {
   // through its rank's memory), at a rate the next re-solve sets.
   void join_links(std::uint32_t slot, double bytes, double now) {
     Flow& f = channels_[slot];
-    f.remaining = bytes;
-    f.rate = 0;
-    f.since = now;
-    f.active = true;
+    f.drain = draining_.open({f.transfer, slot, bytes, 0, now});
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
-    sharing_.add(slot, channels_.links(slot), f.alone_Bps);
+    sharing_.add(f.drain, channels_.links(slot), f.alone_Bps);
   }
 
   // The last byte drained. The channel's next transfer takes over: on the same route, with the
@@ -278,10 +277,11 @@ class FlowSimulation {
     if (next != kNone && f.cached && channels_[next].alone_Bps == f.alone_Bps) {
       f.transfer = channels_[next].transfer;
       f.facts = channels_[next].facts;
-      f.remaining = double(f.facts.bytes);
-      f.since = now;
-      ++f.version;
-      push(now + f.remaining / f.rate, EventKind::flow_end, f.transfer, slot, f.version);
+      Drain& d = draining_[f.drain];
+      d.transfer = f.transfer;
+      d.remaining = double(f.facts.bytes);
+      d.since = now;
+      events_.set_end(f.drain, now + d.remaining / d.rate, d.transfer);
       log_.started(f.transfer, now);
       log_.waited(f.transfer, finished, Waited::channel);
       channels_.release(next);
@@ -294,10 +294,9 @@ class FlowSimulation {
 
   void leave_links(std::uint32_t slot, double now) {
     Flow& f = channels_[slot];
-    f.active = false;
-    ++f.version;
     if (!f.reduction) channels_.vacate(slot);  // a reduction holds no rank pair's channel
-    sharing_.remove(slot);
+    sharing_.remove(f.drain);
+    draining_.close(f.drain);
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
     channels_.release(slot);
@@ -383,21 +382,19 @@ class FlowSimulation {
   // Re-rate the flows the instant's starts and ends can reach (sim/max_min.hpp), and record
   // the utilization of the links whose load may have changed.
   void resolve(double now) {
-    for (std::uint32_t slot : sharing_.solve()) set_rate(slot, sharing_.rate(slot), now);
+    for (std::uint32_t drain : sharing_.solve()) set_rate(drain, sharing_.rate(drain), now);
     for (LinkId l : sharing_.changed_links()) links_.utilization(l, sharing_.load(l) / capacity_[l], now);
     result_.rate_solves = sharing_.stats().fills;
   }
 
-  // Account the bytes drained at the old rate; a changed rate gets a new end event (the old
-  // one goes stale through the version).
-  void set_rate(std::uint32_t slot, double rate, double now) {
-    Flow& f = channels_[slot];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.since));
-    f.since = now;
-    if (rate == f.rate) return;  // its pending end event still holds
-    f.rate = rate;
-    ++f.version;
-    push(now + f.remaining / rate, EventKind::flow_end, f.transfer, slot, f.version);
+  // Account the bytes drained at the old rate; a changed rate moves the flow's end.
+  void set_rate(std::uint32_t drain, double rate, double now) {
+    Drain& d = draining_[drain];
+    d.remaining = std::max(0.0, d.remaining - d.rate * (now - d.since));
+    d.since = now;
+    if (rate == d.rate) return;  // its pending end event still holds
+    d.rate = rate;
+    events_.set_end(drain, now + d.remaining / rate, d.transfer);
   }
 
   const Schedule* s_ = nullptr;            // held
@@ -440,7 +437,8 @@ class FlowSimulation {
   Rank first_reducer_;
   // Per link.
   std::vector<double> capacity_;
-  MaxMinSharing sharing_{{}};  // the active flows' rates, by flow slot
+  flow::DrainingFlows draining_;  // the flows draining now, by drain number
+  MaxMinSharing sharing_{{}};  // their rates, by drain number
   LinkLog links_;
   EventQueue events_;
   double now_ = 0;

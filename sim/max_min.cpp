@@ -194,37 +194,77 @@ void MaxMinSharing::fill() {
     for (std::uint32_t l : flows_[x].route) links_[l].load = links_[l].fastest = flows_[x].rate;
   for (std::uint32_t f : taken_)
     for (std::uint32_t l : flows_[f].route) ++links_[l].unfrozen;
+  open_.clear();
+  for (std::uint32_t l : changed_)
+    if (links_[l].unfrozen > 0) {
+      links_[l].fair_share = share(links_[l]);
+      open_.push_back(l);
+    }
 
   // The link whose remaining capacity split over its unfrozen flows is the smallest fills
   // first, ties to the lower link number. Among few links a scan finds it; among many, a heap
-  // of (share, link) entries, which go stale when the link changes (the share is rechecked).
-  if (changed_.size() <= kScanLinks) {
-    for (;;) {
-      std::uint32_t fullest = 0;
-      double fair = kInfinity;
-      for (std::uint32_t l : changed_)
-        if (links_[l].unfrozen > 0 && (share(links_[l]) < fair || (share(links_[l]) == fair && l < fullest))) {
-          fullest = l;
-          fair = share(links_[l]);
-        }
-      if (fair == kInfinity) return;
-      freeze(fullest, fair, false);
+  // of (share, link) entries.
+  if (open_.size() <= kScanLinks) return fill_by_scan();
+  fill_by_heap();
+}
+
+// The open links are scanned for the smallest share; those filled up drop out.
+void MaxMinSharing::fill_by_scan() {
+  for (;;) {
+    std::uint32_t fullest = 0;
+    double fair = kInfinity;
+    std::size_t kept = 0;
+    for (std::uint32_t l : open_) {
+      const Link& k = links_[l];
+      if (k.unfrozen == 0) continue;
+      open_[kept++] = l;
+      if (k.fair_share < fair || (k.fair_share == fair && l < fullest)) {
+        fullest = l;
+        fair = k.fair_share;
+      }
     }
+    open_.resize(kept);
+    if (fair == kInfinity) return;
+    freeze(fullest, fair, false);
   }
+}
+
+// A freeze only raises the shares of the links it touches (up to rounding: (r - f)/(n - 1) >=
+// r/n when f <= r/n), so an entry is pushed only where a share fell below the link's lowest
+// entry (heap_share); an entry that pops below its link's share is pushed again at the share
+// if it was that lowest entry, else dropped. Each open link keeps an entry at or below its
+// share, so the pops freeze links in the order of a heap refreshed at every change.
+void MaxMinSharing::fill_by_heap() {
   heap_.clear();
-  for (std::uint32_t l : changed_)
-    if (links_[l].unfrozen > 0) heap_.emplace_back(share(links_[l]), l);
+  for (std::uint32_t l : open_) {
+    links_[l].heap_share = links_[l].fair_share;
+    heap_.emplace_back(links_[l].fair_share, l);
+  }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     const auto [fair, l] = heap_.back();
     heap_.pop_back();
-    if (links_[l].unfrozen > 0 && fair == share(links_[l])) freeze(l, fair, true);
+    Link& k = links_[l];
+    if (k.unfrozen == 0) continue;
+    if (fair == k.fair_share) {
+      freeze(l, fair, true);
+    } else if (fair == k.heap_share) {
+      push_share(l);
+    }
   }
 }
 
+void MaxMinSharing::push_share(std::uint32_t link) {
+  Link& k = links_[link];
+  k.heap_share = k.fair_share;
+  heap_.emplace_back(k.fair_share, link);
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
 // The unfrozen flows of S on `link` get `fair`; their other links lose it from their
-// remaining capacity (and, with `heap`, get an entry for their new share).
+// remaining capacity (and, with `heap`, get an entry where their share fell below their
+// lowest one).
 void MaxMinSharing::freeze(std::uint32_t link, double fair, bool heap) {
   for (std::uint32_t x : links_[link].flows) {
     Flow& f = flows_[x];
@@ -237,10 +277,9 @@ void MaxMinSharing::freeze(std::uint32_t link, double fair, bool heap) {
       o.residual -= fair;
       o.load += fair;
       o.fastest = std::max(o.fastest, fair);
-      if (--o.unfrozen > 0 && other != link && heap) {
-        heap_.emplace_back(share(o), other);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-      }
+      if (--o.unfrozen == 0 || other == link) continue;
+      o.fair_share = share(o);
+      if (heap && o.fair_share < o.heap_share) push_share(other);
     }
   }
 }

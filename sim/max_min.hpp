@@ -87,6 +87,8 @@ class MaxMinSharing {
     double load = 0, fastest = 0;      // sum and largest of its flows' rates
     double residual = 0;               // filling: capacity left to the unfrozen flows
     std::uint32_t unfrozen = 0;        // filling: flows taken and not yet frozen
+    double fair_share = 0;             // filling: residual / unfrozen, kept as they change
+    double heap_share = 0;             // filling by heap: its lowest entry's share
     std::uint64_t outside_epoch = 0;   // == epoch_: the two sums below are current
     double outside_load = 0, outside_fastest = 0;  // of its flows outside S
   };
@@ -96,6 +98,9 @@ class MaxMinSharing {
   void mark(std::uint32_t link);
   void rate_lone_flows();
   void fill();
+  void fill_by_scan();
+  void fill_by_heap();
+  void push_share(std::uint32_t link);
   void freeze(std::uint32_t link, double fair, bool heap);
   static double share(const Link& k) { return k.residual > 0 ? k.residual / k.unfrozen : 0.0; }
   bool check();
@@ -114,6 +119,7 @@ class MaxMinSharing {
   std::vector<std::uint32_t> changed_;  // links the current solve may change (the set C)
   std::vector<std::uint32_t> lone_;     // flows of S alone on their links, rated apart
   std::vector<std::uint32_t> wider_, result_;
+  std::vector<std::uint32_t> open_;  // filling: links of C with unfrozen flows
   std::vector<std::pair<double, std::uint32_t>> heap_;
   std::uint64_t epoch_ = 0, round_ = 0;
   Stats stats_;

@@ -25,8 +25,8 @@ inline constexpr double kDriftTolerance = 0.25;
 inline constexpr double kNoProbe = std::numeric_limits<double>::quiet_NaN();
 
 // The probe sizes for a calibration's ping-pong sweep: its points nearest 2 KiB (start-up
-// bound, below the shared-memory eager limit) and 1 MiB (bandwidth bound). Empty if the
-// sweep is.
+// bound, below the shared-memory eager limit), 1 MiB (bandwidth bound, in cache) and 16 MiB
+// (out of the caches), each once. Empty if the sweep is.
 std::vector<std::uint64_t> probe_sizes(std::span<const SizeTime> ping_pong);
 
 // The largest |probe / calibrated - 1| over the case's probes, before and after it; kNoProbe

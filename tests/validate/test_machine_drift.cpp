@@ -15,31 +15,38 @@ using namespace collsim;
 
 namespace {
 
-// A ping-pong sweep 1 B .. 4 MiB, one-way time 1 us + bytes / 10 GB/s.
+// A ping-pong sweep 1 B .. 64 MiB, one-way time 1 us + bytes / 10 GB/s.
 std::vector<SizeTime> sweep() {
   std::vector<SizeTime> points;
-  for (std::uint64_t b = 1; b <= (4u << 20); b *= 2) points.push_back({b, 1e-6 + double(b) / 1e10, {}});
+  for (std::uint64_t b = 1; b <= (64u << 20); b *= 2) points.push_back({b, 1e-6 + double(b) / 1e10, {}});
   return points;
 }
 
 double calibrated(std::uint64_t bytes) { return 1e-6 + double(bytes) / 1e10; }
 
-// A case whose probes (2 KiB, 1 MiB) ran `before` and `after` times slower than calibrated.
-Measurement probed_case(const std::string& algorithm, std::uint64_t bytes, double before, double after) {
+const std::vector<std::uint64_t> kProbeSizes{2048, 1 << 20, 16 << 20};
+
+// A case whose probes (2 KiB, 1 MiB, 16 MiB) ran `before` and `after` times slower than
+// calibrated; `out_of_cache` more at 16 MiB.
+Measurement probed_case(const std::string& algorithm, std::uint64_t bytes, double before, double after,
+                        double out_of_cache = 1) {
   Measurement m;
   m.algorithm = algorithm;
   m.bytes = bytes;
   m.ranks = 2;
   m.times_s = {1e-3};
-  m.probe_before_s = {before * calibrated(2048), before * calibrated(1 << 20)};
-  m.probe_after_s = {after * calibrated(2048), after * calibrated(1 << 20)};
+  for (std::uint64_t probe : kProbeSizes) {
+    const double extra = probe == kProbeSizes.back() ? out_of_cache : 1;
+    m.probe_before_s.push_back(before * extra * calibrated(probe));
+    m.probe_after_s.push_back(after * extra * calibrated(probe));
+  }
   return m;
 }
 
 }  // namespace
 
-TEST_CASE("probes are the calibration's points nearest 2 KiB and 1 MiB") {
-  CHECK(probe_sizes(sweep()) == std::vector<std::uint64_t>{2048, 1 << 20});
+TEST_CASE("probes are the calibration's points nearest 2 KiB, 1 MiB and 16 MiB") {
+  CHECK(probe_sizes(sweep()) == kProbeSizes);
   std::vector<SizeTime> small = sweep();
   small.resize(13);  // 1 B .. 4 KiB
   CHECK(probe_sizes(small) == std::vector<std::uint64_t>{2048, 4096});
@@ -47,8 +54,9 @@ TEST_CASE("probes are the calibration's points nearest 2 KiB and 1 MiB") {
 }
 
 TEST_CASE("a case's drift is its probes' largest relative move from the calibration, before or after") {
-  const std::vector<std::uint64_t> sizes{2048, 1 << 20};
+  const std::vector<std::uint64_t>& sizes = kProbeSizes;
   CHECK(machine_drift(probed_case("ring", 4096, 1.0, 1.0), sizes, sweep()) == Approx(0).margin(1e-12));
+  CHECK(machine_drift(probed_case("ring", 4096, 1.0, 1.0, 1.4), sizes, sweep()) == Approx(0.4));  // memory alone
   CHECK(machine_drift(probed_case("ring", 4096, 1.1, 0.95), sizes, sweep()) == Approx(0.1));
   CHECK(machine_drift(probed_case("ring", 4096, 1.0, 3.0), sizes, sweep()) == Approx(2.0));
   CHECK(machine_drift(probed_case("ring", 4096, 0.4, 1.0), sizes, sweep()) == Approx(0.6));
@@ -58,7 +66,7 @@ TEST_CASE("a case's drift is its probes' largest relative move from the calibrat
   Measurement unprobed;
   CHECK(std::isnan(machine_drift(unprobed, sizes, sweep())));
   CHECK(machine_steady(machine_drift(unprobed, sizes, sweep())));  // not known to have drifted
-  CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{3000, 1 << 20}, sweep()), Error);
+  CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{3000, 1 << 20, 16 << 20}, sweep()), Error);
   CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{2048}, sweep()), Error);
 }
 
@@ -91,7 +99,7 @@ TEST_CASE("cases measured while the machine drifted run again, each keeping its 
       job, sweep(), /*retry=*/true, run, [&](std::uint64_t b, std::size_t n) { retried.push_back({b, n}); });
 
   REQUIRE(measured.size() == 4);
-  CHECK(jobs.front().probe_bytes == std::vector<std::uint64_t>{2048, 1 << 20});
+  CHECK(jobs.front().probe_bytes == kProbeSizes);
   CHECK(jobs.size() == 5);  // everything, then twice 4 KiB (tree) and 1 MiB (ring)
   CHECK(jobs[1].request.sizes == std::vector<std::uint64_t>{4096});
   CHECK(jobs[1].request.algorithms == std::vector<std::string>{"tree"});

@@ -54,25 +54,35 @@ struct Drain {
   double remaining, rate, since;  // bytes left at `since`, and the rate since then
 };
 
-class DrainingFlows {
+// Values in reusable numbered slots: a slot given back is the next one taken, so storage
+// stays as large as the most values held at once.
+template <class T>
+class SlotPool {
  public:
-  std::uint32_t open(const Drain& d) {
+  std::uint32_t put(const T& value) {
     if (free_.empty()) {
-      drains_.push_back(d);
-      return std::uint32_t(drains_.size() - 1);
+      values_.push_back(value);
+      return std::uint32_t(values_.size() - 1);
     }
     const std::uint32_t i = free_.back();
     free_.pop_back();
-    drains_[i] = d;
+    values_[i] = value;
     return i;
   }
-  void close(std::uint32_t i) { free_.push_back(i); }
-  Drain& operator[](std::uint32_t i) { return drains_[i]; }
+  void give_back(std::uint32_t i) { free_.push_back(i); }
+  // The value in slot i, which is given back.
+  T take(std::uint32_t i) {
+    free_.push_back(i);
+    return values_[i];
+  }
+  T& operator[](std::uint32_t i) { return values_[i]; }
 
  private:
-  std::vector<Drain> drains_;
+  std::vector<T> values_;
   std::vector<std::uint32_t> free_;
 };
+
+using DrainingFlows = SlotPool<Drain>;
 
 // What an exclusive channel has drained so far (sim/flow_engine.cpp times it).
 struct ExclusiveState {

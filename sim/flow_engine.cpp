@@ -52,8 +52,8 @@ using flow::TransferFacts;
 struct AheadOfOrder {};
 
 // A start on an exclusive channel: the event's slot is the channel with this bit, and its
-// payload holds the transfer's facts (WaitingFacts). It is ordered as any other start, so a
-// channel that turns shared before it starts keeps its place among them.
+// payload the slot of waiting_ that holds the transfer's facts. It is ordered as any other
+// start, so a channel that turns shared before it starts keeps its place among them.
 constexpr std::uint32_t kOnExclusiveChannel = 1u << 31;
 
 class FlowSimulation {
@@ -192,7 +192,7 @@ class FlowSimulation {
     }
     if (channels_.exclusive(channel)) {
       const double startup = channels_.cost(channel, x.bytes).startup_s;
-      return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.hold(x));
+      return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
     push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot);
@@ -259,7 +259,7 @@ class FlowSimulation {
   // through its rank's memory), at a rate the next re-solve sets.
   void join_links(std::uint32_t slot, double bytes, double now) {
     Flow& f = channels_[slot];
-    f.drain = draining_.open({f.transfer, slot, bytes, 0, now});
+    f.drain = draining_.put({f.transfer, slot, bytes, 0, now});
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.busy_from(l, now);
     sharing_.add(f.drain, channels_.links(slot), f.alone_Bps);
@@ -296,7 +296,7 @@ class FlowSimulation {
     Flow& f = channels_[slot];
     if (!f.reduction) channels_.vacate(slot);  // a reduction holds no rank pair's channel
     sharing_.remove(f.drain);
-    draining_.close(f.drain);
+    draining_.give_back(f.drain);
     for (LinkId l : channels_.links(slot))
       if (sharing_.flows_on(l) == 0) links_.idle_from(l, now);
     channels_.release(slot);
@@ -410,27 +410,7 @@ class FlowSimulation {
   std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
   // Facts of the transfers waiting out their start-up on exclusive channels (read once).
-  class WaitingFacts {
-   public:
-    std::uint32_t hold(const TransferFacts& x) {
-      if (free_.empty()) {
-        facts_.push_back(x);
-        return std::uint32_t(facts_.size() - 1);
-      }
-      const std::uint32_t i = free_.back();
-      free_.pop_back();
-      facts_[i] = x;
-      return i;
-    }
-    TransferFacts take(std::uint32_t i) {
-      free_.push_back(i);
-      return facts_[i];
-    }
-
-   private:
-    std::vector<TransferFacts> facts_;
-    std::vector<std::uint32_t> free_;
-  } waiting_;
+  flow::SlotPool<TransferFacts> waiting_;
   std::vector<RankState> ranks_;
   // Per rank, the reductions waiting for its reduction unit; empty without memory links.
   std::vector<std::deque<WaitingReduction>> reducer_queue_;

@@ -31,11 +31,11 @@ struct Event {
   std::uint32_t id() const { return key & kIdMask; }
 };
 
-// Starts and local reductions in order of time, then key (kind, then transfer id), so that runs
-// are deterministic. A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990): time only moves forward, so an event
-// goes to bucket i, the highest bit in which its time (as the bits of a non-negative double,
-// which order as the doubles do) differs from the instant last popped; popping an empty
-// current instant takes the lowest non-empty bucket, finds its earliest time and spreads the
+// Starts and local reductions in order of time, then key (kind, then transfer id), so that
+// runs are deterministic. A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990): time only
+// moves forward, so an event goes to bucket i, the highest bit in which its time (as the bits
+// of a non-negative double, which order as the doubles do) differs from the instant last
+// popped; popping an empty current instant takes the lowest non-empty bucket, finds its earliest time and spreads the
 // rest to lower buckets. A push costs an append and each event moves down a few times at
 // most, where a heap of per-instant buckets paid log n cache misses on every event whose
 // time was its own (a ring on a dragonfly: routes of different latency give every transfer
@@ -161,10 +161,10 @@ class RadixQueue {
 
 // Each draining flow's end, one entry per flow (`slot`: the caller's dense number for it), in
 // order of time then key: a 4-ary heap whose entries know their place, so a re-rated flow's
-// end moves in place. Pushing
-// a new end for every change of rate and dropping the old one when it popped cost a pop, and a
-// cache miss on the flow's record to tell it was stale, per change: half the events of
-// two-tree on 8 channels (5.6 M of 10.8 M at 1,024 ranks) were such leftovers.
+// end moves in place. Pushing a new end for every change of rate and dropping the old one when
+// it popped cost a pop, and a cache miss on the flow's record to tell it was stale, per change:
+// half the events of two-tree on 8 channels (5.6 M of 10.8 M at 1,024 ranks) were such
+// leftovers.
 class FlowEnds {
  public:
   struct End {

@@ -171,9 +171,10 @@ double least_on_cpu_fraction(const ThreadCpuShare& clock) {
 
 }  // namespace
 
-std::vector<double> probe_ping_pong(const std::vector<std::uint64_t>& sizes, double seconds) {
+std::vector<double> probe_ping_pong(std::vector<char>& buffer, const std::vector<std::uint64_t>& sizes, double seconds) {
   if (world_size() < 2) return {};
-  std::vector<char> buffer(sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()), 1);
+  if (!sizes.empty() && buffer.size() < *std::max_element(sizes.begin(), sizes.end()))
+    throw Error("probe buffer smaller than the largest probe size");
   std::vector<double> times;
   for (std::uint64_t bytes : sizes) times.push_back(ping_pong_point(buffer, bytes, seconds));
   return times;

@@ -14,6 +14,7 @@ CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan);
 
 // The ping-pong one-way time between ranks 0 and 1 at each of `sizes`, measured as the
 // calibration measures it (its median of rounds), about `seconds` per size; on every rank.
-std::vector<double> probe_ping_pong(const std::vector<std::uint64_t>& sizes, double seconds);
+// `buffer` holds the largest size (the caller keeps it between probes).
+std::vector<double> probe_ping_pong(std::vector<char>& buffer, const std::vector<std::uint64_t>& sizes, double seconds);
 
 }  // namespace collsim

@@ -88,31 +88,44 @@ TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId d
   return schedule_.append(src, src_chunk, dst, dst_chunk, op, step, deps_);
 }
 
+namespace {
+
+// The plan's indices in step order, equal steps in plan order: a counting sort, since steps
+// are few (a pipeline's slots) and plans are long (a tree on 16,384 ranks plans 6 M transfers
+// per channel, where a comparison sort took a tenth of the schedule's build).
+std::vector<std::uint32_t> step_order(const std::vector<PlannedTransfer>& plan) {
+  std::uint32_t last_step = 0;
+  for (const PlannedTransfer& t : plan) last_step = std::max(last_step, t.step);
+  std::vector<std::uint32_t> first(std::size_t(last_step) + 2, 0);
+  for (const PlannedTransfer& t : plan) ++first[t.step + 1];
+  for (std::size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
+  std::vector<std::uint32_t> order(plan.size());
+  for (std::uint32_t i = 0; i < plan.size(); ++i) order[first[plan[i].step]++] = i;
+  return order;
+}
+
+}  // namespace
+
 void ScheduleBuilder::add_in_step_order(std::vector<PlannedTransfer> plan) {
-  const auto by_step = [](const auto& a, const auto& b) { return a.step < b.step; };
+  if (plan.size() >= PlannedTransfer::kNoPlan) throw Error("generator bug: a plan too long to index");
+  schedule_.reserve(schedule_.size() + plan.size(), schedule_.dependency_count() + 2 * plan.size());
+  const std::vector<std::uint32_t> order = step_order(plan);
   const bool ordered = std::any_of(plan.begin(), plan.end(),
                                    [](const PlannedTransfer& t) { return t.after != PlannedTransfer::kNoPlan; });
-  if (!ordered) {  // the common case: sort the plan itself (trees of millions of transfers)
-    std::stable_sort(plan.begin(), plan.end(), by_step);
-    for (const PlannedTransfer& t : plan) add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step);
+  if (!ordered) {  // the common case: no flow control (trees of millions of transfers)
+    for (std::uint32_t i : order) add(plan[i].src, plan[i].src_chunk, plan[i].dst, plan[i].dst_chunk, plan[i].op, plan[i].step);
     return;
   }
-  // Flow control names plan indices: sort (step, index) pairs, and learn each index's id.
-  struct Slot {
-    std::uint32_t step, index;
-  };
-  std::vector<Slot> order(plan.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = {plan[i].step, i};
-  std::stable_sort(order.begin(), order.end(), by_step);
+  // Flow control names plan indices: learn each index's id.
   std::vector<TransferId> id_of(plan.size(), kNoTransfer);  // kNoTransfer: not added yet, or empty
-  for (const Slot& slot : order) {
-    const PlannedTransfer& t = plan[slot.index];
+  for (std::uint32_t index : order) {
+    const PlannedTransfer& t = plan[index];
     TransferId after = kNoTransfer;
     if (t.after != PlannedTransfer::kNoPlan) {
       if (plan[t.after].step >= t.step) throw Error("generator bug: a transfer ordered after a later step's");
       after = id_of[t.after];
     }
-    id_of[slot.index] = add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, after);
+    id_of[index] = add(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, after);
   }
 }
 

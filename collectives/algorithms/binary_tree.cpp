@@ -88,6 +88,8 @@ void plan_tree(const BinaryTree& tree, ByteRange range, std::uint32_t segments, 
     depth[r] = tree.depth(r);
   }
   const std::uint32_t broadcast_start = phases.reduce ? height[tree.root] : 0;
+  // Every edge carries each segment up (a copy and a reduction) and/or down (a copy).
+  plan.reserve(plan.size() + std::size_t(segments) * (p > 0 ? p - 1 : 0) * (2 * phases.reduce + phases.broadcast));
   for (std::uint32_t j = 0; j < segments; ++j) {
     const ByteRange segment = part_of(range, segments, j);
     const ChunkId data = table.intern(segment);

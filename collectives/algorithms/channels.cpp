@@ -57,6 +57,7 @@ void merge_transfers(Schedule& out, const std::vector<Schedule>& instances, cons
                      const std::vector<ChunkId>& chunk_base) {
   const std::size_t channels = instances.size();
   std::vector<std::vector<TransferId>> new_id(channels);
+  for (std::size_t c = 0; c < channels; ++c) new_id[c].reserve(instances[c].size());
   std::vector<TransferId> next(channels, 0);
   std::vector<TransferId> deps;
   for (;;) {

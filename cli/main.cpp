@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/huge_pages.hpp"
 #include "collectives/error.hpp"
 
 namespace {
@@ -85,6 +86,7 @@ std::string parse_error_line(const CLI::ParseError& e, const CLI::App& app, int 
 }  // namespace
 
 int main(int argc, char** argv) {
+  collsim::cli::restart_with_huge_pages(argv);
   CLI::App app{"collsim: predict, simulate, check, explain and execute collective communication algorithms.\n"
                "One schedule per algorithm feeds the closed forms, the engines, the executors and the pictures."};
   app.require_subcommand(1);

@@ -44,6 +44,7 @@ std::uint32_t FlowChannels::channel_of(Rank src, Rank dst, TransferId id) {
     return index;
   }
   Channel& c = channels_.emplace_back();
+  queues_.emplace_back();
   if (per_pair_routes_) {
     c.route_begin = std::uint32_t(pool_.size());
     topology_.route(src, dst, id, pool_);
@@ -91,6 +92,7 @@ std::uint32_t FlowChannels::new_flow(TransferId id, const TransferFacts& x, std:
   f.transfer = id;
   f.facts = x;
   f.channel = channel;
+  f.next = kNone;
   f.reduction = channel == kNone;
   f.cached = cached;
   return slot;
@@ -107,17 +109,16 @@ std::uint32_t FlowChannels::new_slot() {
   return std::uint32_t(flows_.size() - 1);
 }
 
-bool FlowChannels::queue_if_busy(std::uint32_t slot) {
-  Channel& c = channels_[flows_[slot].channel];
+bool FlowChannels::queue_if_busy(std::uint32_t slot, std::uint32_t channel) {
+  Queue& c = queues_[channel];
   if (c.active == kNone) return false;
-  flows_[slot].next = kNone;
   (c.head == kNone ? c.head : flows_[c.tail].next) = slot;
   c.tail = slot;
   return true;
 }
 
 std::uint32_t FlowChannels::take_next(std::uint32_t slot) {
-  Channel& c = channels_[flows_[slot].channel];
+  Queue& c = queues_[flows_[slot].channel];
   const std::uint32_t next = c.head;
   if (next != kNone) {
     c.head = flows_[next].next;

@@ -168,7 +168,7 @@ class FlowSimulation {
           if (e.slot & kOnExclusiveChannel) {
             start_exclusive(e.id(), e.slot & ~kOnExclusiveChannel, e.payload, now_);
           } else {
-            start_flow(e.slot, now_);
+            start_flow(e.slot, e.payload, now_);
           }
           break;
         case EventKind::local_ready: arrive(e.id(), facts(e.id()), now_); break;
@@ -195,7 +195,7 @@ class FlowSimulation {
       return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
-    push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot);
+    push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot, channel);
   }
 
   // The partial shortcut: on an exclusive channel the bytes drain alone, after those of the
@@ -205,7 +205,7 @@ class FlowSimulation {
     const TransferFacts x = waiting_.take(held);
     if (!channels_.exclusive(channel)) {  // shared since it was ready: the general path
       const FlowChannels::Opened flow = channels_.open(id, x);
-      return start_flow(flow.slot, now);
+      return start_flow(flow.slot, channel, now);
     }
     flow::ExclusiveState& at = channels_.state(channel);
     double start = now;
@@ -236,8 +236,8 @@ class FlowSimulation {
 
   // Alpha and latency are over. The bytes drain now, or after those queued ahead of them on
   // the pair's channel.
-  void start_flow(std::uint32_t slot, double now) {
-    if (!channels_.queue_if_busy(slot)) drain(slot, now);
+  void start_flow(std::uint32_t slot, std::uint32_t channel, double now) {
+    if (!channels_.queue_if_busy(slot, channel)) drain(slot, now);
   }
 
   // `behind`: the pair's transfer it waited for, if it queued.

@@ -24,7 +24,7 @@ constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
 struct Event {
   double time;
   std::uint32_t key;      // kind << 30 | transfer id: the order of events at one instant
-  std::uint32_t payload;  // flow_start on an exclusive channel: its transfer's facts (sim/flow_engine.cpp)
+  std::uint32_t payload;  // flow_start: its channel, or on an exclusive channel its transfer's facts (sim/flow_engine.cpp)
   std::uint32_t slot;     // flow_start: the flow slot (or an exclusive channel); flow_end: the drain (sim/flow_engine.cpp)
 
   EventKind kind() const { return EventKind(key >> kKindShift); }

@@ -122,7 +122,6 @@ class HierarchicalRingStream final : public TransferStream {
   std::uint64_t rings(Phase phase) const { return is_node(phase) ? m_ : g_; }
   std::uint64_t ring_size(Phase phase) const { return is_node(phase) ? g_ : m_; }
   std::uint64_t steps(Phase phase) const { return ring_size(phase) - 1; }
-  std::uint64_t phase_size(Phase phase) const { return is_node(phase) ? node_phase_ : rail_phase_; }
   std::uint64_t base(Phase phase) const {
     switch (phase) {
       case Phase::node_reduce_scatter: return 0;

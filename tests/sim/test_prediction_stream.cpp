@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/transfer_stream.hpp"
+#include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/test_cluster.hpp"
@@ -133,6 +135,27 @@ TEST_CASE("a streamed hierarchical ring predicts the held one's time, with and w
     if (rails) REQUIRE(h[0].time_s == Approx(*h[0].analytic_s).epsilon(1e-9));
     else REQUIRE(h[0].time_s > 1.2 * *h[0].analytic_s);
   }
+}
+
+TEST_CASE("the flow engine gives a streamed hierarchical ring the held one's rank finishes and link bytes") {
+  for (bool rails : {true, false})
+    for (std::uint32_t segments : {1u, 3u}) {
+      INFO((rails ? "rails" : "one NIC per node") << ", " << segments << " segments");
+      const ClusterConfig c = gpu_nodes(rails);
+      ScheduleRequest r;
+      r.ranks = c.ranks;
+      r.ranks_per_node = c.cost.ranks_per_node;
+      r.bytes = (4 << 20) + 11;
+      r.segments = segments;
+      const FlowResult held = run_flow(generate_schedule("hierarchical-ring", r), *c.topology, c.cost.gamma_s_per_byte);
+      const FlowResult streamed = run_flow(*stream_hierarchical_ring(r), *c.topology, c.cost.gamma_s_per_byte);
+      REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
+      REQUIRE(streamed.rank_finish_s.size() == held.rank_finish_s.size());
+      for (std::size_t k = 0; k < held.rank_finish_s.size(); ++k)
+        REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
+      REQUIRE(streamed.links.size() == held.links.size());
+      for (std::size_t l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
+    }
 }
 
 TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused; held rings and other algorithms are not") {

@@ -4,7 +4,8 @@
 # flow engine, one process per algorithm:
 #   collsim predict --preset dgx-h100-2048 --bytes 1G --algo ALGO --engine flow --format csv [--channels C]
 # CHANNELS=C passes --channels C (unset: predict's default, one channel per NIC where the
-# algorithm takes channels: 8 for two-tree here; the ring, too large to hold with 8, streams 1).
+# algorithm takes channels: 8 for two-tree here; the ring, too large to hold with 8, streams 1;
+# hierarchical-ring, 67 M transfers, streams as predict streams every schedule over 1e7 that can).
 # under /usr/bin/time. Prints per algorithm the predicted time, the wall seconds and the peak
 # RSS, then the totals against the target (<= 300 s and <= 8 GB together). A run past LIMIT
 # seconds (default 900) is stopped and reported as not finished. Prints; asserts nothing:

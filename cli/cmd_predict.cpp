@@ -339,7 +339,7 @@ void run(const PredictOptions& o) {
   r.analytic.one_port = o.ports == "one";
   r.simgrid.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
-  r.streaming = o.stream == "always" ? Streaming::always : Streaming::when_too_large;
+  r.streaming = o.stream == "always" ? Streaming::always : o.stream == "never" ? Streaming::never : Streaming::when_large;
   FlowOutputs flow(o, cluster, r);
   std::vector<PredictionRecord> records;
   {
@@ -435,10 +435,13 @@ void add_predict_command(CLI::App& app) {
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   cmd->add_option("--stream", o.stream,
-                  "Flow engine, ring: run the schedule as a stream, not held (memory: a window of the run; no "
-                  "analytic column, --detail or --trace). auto: only where it is too large to hold; always: "
-                  "wherever it can (same times)")
-      ->check(one_of({"auto", "always"}))
+                  fmt::format("Flow engine, ring and hierarchical-ring: run the schedule as a stream, not held (memory: "
+                              "a window of the run; same times; no analytic column, --detail or --trace). auto: where "
+                              "held it would be large, more than {:.0e} transfers (about {:.1f} GB), or too large to "
+                              "hold, unless --detail or --trace ask for it held (the ring: one channel only); always: "
+                              "wherever it can; never: hold it wherever it fits",
+                              kStreamAboveTransfers, kStreamAboveTransfers * kHeldBytesPerTransfer / 1e9))
+      ->check(one_of({"auto", "always", "never"}))
       ->capture_default_str();
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");

@@ -3,7 +3,8 @@
 // 537 M transfers (about 19 GB as a Schedule); streamed, it needs only its step rule.
 //
 // A stream yields exactly what generate_schedule would hold (same ids, ranks, bytes, op,
-// step and dependencies; tested for every ring collective on 2..33 ranks), in list order or
+// step and dependencies; tested for every ring collective on 2..33 ranks and hierarchical
+// rings of 1..8 ranks per node on 1..8 nodes), in list order or
 // one transfer at a time with its successors, so a consumer keeps only what is live: the
 // shortcut a window of done times (how far back a dependency reaches), the event
 // simulation the transfers in flight.
@@ -73,5 +74,11 @@ class TransferStream {
 // other collectives and when a chunk would be empty (bytes < ranks; empty transfers are not
 // emitted, which a step rule cannot number).
 std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& request);
+
+// Hierarchical-ring allreduce (algorithm "hierarchical-ring"), streamed. Throws Error where
+// the generator refuses (no ranks per node, ranks not whole nodes, another collective, more
+// than one channel), when a slice would be empty (bytes < ranks x segments) and when it has
+// more transfers than ids.
+std::unique_ptr<TransferStream> stream_hierarchical_ring(const ScheduleRequest& request);
 
 }  // namespace collsim

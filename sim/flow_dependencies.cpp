@@ -53,20 +53,27 @@ void FlowDependencies::done_held(TransferId id, double done) {
   }
 }
 
-// A successor with one deciding dependency is ready now; one with more waits in pending_.
+// A successor with one deciding dependency is ready now; one with more waits in pending_,
+// read from the stream when first met (its count) and when ready (its facts), not at each of
+// its dependencies: a hierarchical ring's node allgather waits on M rail transfers, each of
+// whose completions would otherwise write out all M again.
 void FlowDependencies::done_streamed(TransferId id, double done) {
   stream_->successors(id, next_);
   for (TransferId next : next_) {
-    StreamedTransfer x = stream_->deciding_transfer(next, deps_);
-    const std::size_t deps = deps_.size();
-    x.deps = {};
-    if (deps == 1) {
-      ready_.push_back({next, done, x});
-      continue;
+    auto it = pending_.empty() ? pending_.end() : pending_.find(next);
+    if (it == pending_.end()) {
+      StreamedTransfer x = stream_->deciding_transfer(next, deps_);
+      x.deps = {};
+      if (deps_.size() == 1) {
+        ready_.push_back({next, done, x});
+        continue;
+      }
+      it = pending_.emplace(next, Pending{done, std::uint32_t(deps_.size())}).first;
     }
-    const auto [it, fresh] = pending_.try_emplace(next, Pending{done, std::uint32_t(deps)});
     it->second.ready_s = std::max(it->second.ready_s, done);
     if (--it->second.waiting == 0) {
+      StreamedTransfer x = stream_->deciding_transfer(next, deps_);
+      x.deps = {};
       ready_.push_back({next, it->second.ready_s, x});
       pending_.erase(it);
     }

@@ -2,6 +2,7 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,8 +29,8 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   sr.channels = channels_for(r, algorithm.name);
   // The cluster's suggested channels (none asked) for a ring streamed (asked, or too large to
   // hold): the stream, which runs one channel, answers instead of refusing (predict_streamed
-  // says so).
-  if (r.channels == 0 && sr.channels > 1 && algorithm.name == "ring") try {
+  // says so). Held on request (--stream never), the suggestion stands, or is refused.
+  if (r.channels == 0 && sr.channels > 1 && algorithm.name == "ring" && r.streaming != Streaming::never) try {
       if (r.streaming == Streaming::always) sr.channels = 1;
       else check_schedule_fits(algorithm, sr);
     } catch (const Error&) {
@@ -46,15 +47,29 @@ SwitchesReduce switches_reduce(const PredictionRequest& r) {
 
 // The algorithms whose schedule can be told as a stream, and how (collectives/transfer_stream.hpp).
 using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest&);
-StreamFactory stream_factory(std::string_view algorithm) { return algorithm == "ring" ? stream_ring : nullptr; }
+struct StreamEntry {
+  std::string_view algorithm;
+  StreamFactory make;
+};
+constexpr std::array<StreamEntry, 2> kStreams{{{"ring", stream_ring}, {"hierarchical-ring", stream_hierarchical_ring}}};
+
+StreamFactory stream_factory(std::string_view algorithm) {
+  for (const StreamEntry& e : kStreams)
+    if (e.algorithm == algorithm) return e.make;
+  return nullptr;
+}
 
 // Why `algorithm` cannot run streamed here ("" when it can): no stream for it, an engine
 // that needs the schedule held, the outputs that need it held, or the stream's own limits.
 std::string why_not_streamed(const PredictionRequest& r, std::string_view algorithm, const ScheduleRequest& sr) {
   const StreamFactory factory = stream_factory(algorithm);
-  if (!factory) return fmt::format("only ring runs as a stream, not {}", algorithm);
+  if (!factory) {
+    std::vector<std::string_view> names;
+    for (const StreamEntry& e : kStreams) names.push_back(e.algorithm);
+    return fmt::format("only {} run as a stream, not {}", fmt::join(names, " and "), algorithm);
+  }
   if (sr.channels > 1)
-    return fmt::format("the streamed ring runs one channel, not {} (--channels 1 streams it)", sr.channels);
+    return fmt::format("the streamed {} runs one channel, not {} (--channels 1 streams it)", algorithm, sr.channels);
   if (!find_engine(r.engine).run_stream)
     return fmt::format("the {} engine needs the schedule held; the flow engine {}", r.engine,
                        r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
@@ -185,24 +200,49 @@ PredictionRecord record_for(const PredictionRequest& r, const std::string& algor
   return rec;
 }
 
+// Why a run is streamed, and what its note says of it.
+enum class StreamedBecause { asked, too_large, large };
+StreamedBecause streamed_because(const PredictionRequest& r, const AlgorithmEntry& a, const ScheduleRequest& sr) {
+  if (r.streaming == Streaming::always) return StreamedBecause::asked;
+  try {
+    check_schedule_fits(a, sr);
+  } catch (const Error&) {
+    return StreamedBecause::too_large;
+  }
+  return StreamedBecause::large;
+}
+
+std::string streamed_note(const PredictionRequest& r, const PredictionRecord& rec, const AlgorithmEntry& a,
+                          const ScheduleRequest& sr) {
+  const StreamedBecause because = streamed_because(r, a, sr);
+  const std::string why =
+      because == StreamedBecause::asked       ? ", as asked"
+      : because == StreamedBecause::too_large ? ": too large to hold"
+                                              : fmt::format(": held, it would take about {:.1f} GB (more than {:.0e} transfers)",
+                                                            estimated_size(a, sr).transfers * kHeldBytesPerTransfer / 1e9,
+                                                            kStreamAboveTransfers);
+  return fmt::format("{} {}: {:.3g} M transfers run as a stream, not held{}{} (memory: a window of the run, not the "
+                     "schedule; no analytic column, critical path or trace{})",
+                     rec.algorithm, format_size(rec.bytes), double(rec.transfers) / 1e6, why,
+                     channels_for(r, rec.algorithm) > 1 ? ", in one channel (a stream has no channels; the cluster suggests "
+                                                          "more, which would not fit held)"
+                                                        : "",
+                     because == StreamedBecause::large ? "; --stream never, --detail or --trace hold it" : "");
+}
+
 // A streamed run: the engine's time from the stream. No analytic column: the analytic engine
-// walks a held schedule, which is what did not fit.
+// walks a held schedule, which is what was not built.
 PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
                                   std::uint64_t bytes) {
-  const std::unique_ptr<TransferStream> stream =
-      stream_factory(algorithm)(schedule_request(r, find_algorithm(algorithm), bytes));
+  const AlgorithmEntry& a = find_algorithm(algorithm);
+  const ScheduleRequest sr = schedule_request(r, a, bytes);
+  const std::unique_ptr<TransferStream> stream = stream_factory(algorithm)(sr);
   PredictionRecord rec = record_for(r, algorithm, bytes);
   rec.streamed = true;
   rec.segments = stream->info().segments;
   rec.channels = stream->info().channels;
   rec.transfers = stream->size();
-  if (r.on_note)
-    r.on_note(fmt::format("{} {}: {:.3g} M transfers run as a stream, not held{} (memory: a window of the run, not the schedule; no "
-                          "analytic column, critical path or trace)",
-                          algorithm, format_size(bytes), double(rec.transfers) / 1e6,
-                          channels_for(r, algorithm) > 1 ? ", in one channel (a stream has no channels; the cluster suggests "
-                                                           "more, which would not fit held)"
-                                                         : ""));
+  if (r.on_note) r.on_note(streamed_note(r, rec, a, sr));
   FlowResult flow;
   rec.time_s = find_engine(r.engine).run_stream(r, *stream, flow);
   fill_rates(rec, r, flat);
@@ -285,17 +325,28 @@ PredictionRecord predict_one(const PredictionRequest& r, const std::string& algo
   return algorithm == kNcclChoice ? predict_nccl(r, bytes) : predict_algorithm(r, algorithm, bytes);
 }
 
+// Whether `algorithm` would run as a stream under the default policy (Streaming::when_large).
+bool streams_by_default(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
+  PredictionRequest by_default = r;
+  by_default.streaming = Streaming::when_large;
+  return why_not_streamed(by_default, algorithm, schedule_request(by_default, find_algorithm(algorithm), bytes)).empty();
+}
+
 }  // namespace
 
-// Held where the schedule fits, streamed only where it does not (or when asked): the held
-// run gives the analytic column, --detail and --trace and keeps every answer that fits as it
-// was, while the streamed run equals it (tests/sim/test_prediction_stream.cpp, 1e-12) and
-// so takes over exactly where holding cannot, without changing any answer.
+// Held where the schedule is small (kStreamAboveTransfers), streamed where it is large or does
+// not fit, and can stream (or when asked): the held run gives the analytic column, --detail and
+// --trace and keeps every answer below the threshold as it was, while the streamed run equals
+// it (tests/sim/test_prediction_stream.cpp, 1e-12) in a window of the memory and a fraction of
+// the time. A large schedule that cannot stream here (another engine, --detail, a ring on
+// several channels) is held, as before.
 Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
   const ScheduleRequest sr = schedule_request(r, a, bytes);
   check_channels(a, sr);
-  if (r.streaming == Streaming::always && a.supports(r.collective) && why_not_streamed(r, algorithm, sr).empty())
+  const std::string why_not = why_not_streamed(r, algorithm, sr);
+  const bool can_stream = r.streaming != Streaming::never && why_not.empty();
+  if (can_stream && (r.streaming == Streaming::always || estimated_size(a, sr).transfers > kStreamAboveTransfers))
     return Holding::streamed;
   if (r.streaming == Streaming::always && algorithm == "ring" && sr.channels > 1)
     throw Error(fmt::format("--stream always: the streamed ring runs one channel, not {}; give --channels 1 or "
@@ -305,9 +356,11 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
     check_schedule_fits(a, sr);
     return Holding::held;
   } catch (const Error& e) {
-    const std::string why_not = why_not_streamed(r, algorithm, sr);
-    if (why_not.empty()) return Holding::streamed;
-    // "only ring runs as a stream" says nothing to a user who asked for two-tree: say what would.
+    if (can_stream) return Holding::streamed;
+    if (r.streaming == Streaming::never && streams_by_default(r, algorithm, bytes))
+      throw Error(fmt::format("{}; --stream auto runs it as a stream", e.what()));
+    // "only ring and hierarchical-ring run as a stream" says nothing to a user who asked for
+    // two-tree: say what would.
     throw Error(fmt::format("{}{}", e.what(),
                             stream_factory(algorithm) ? "; " + why_not : what_streams_instead(r, algorithm, bytes)));
   }

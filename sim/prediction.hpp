@@ -58,11 +58,20 @@ struct PredictionRecord {
 inline constexpr std::string_view kNcclChoice = "nccl";
 std::vector<std::string_view> nccl_candidates(Collective collective);
 
-// Whether a ring runs streamed on the flow engine (PredictionRequest::streaming).
+// Whether a schedule that has a stream (ring, hierarchical-ring) runs streamed on the flow
+// engine (PredictionRequest::streaming, `predict --stream`).
 enum class Streaming {
-  when_too_large,  // only where the held schedule would not fit (the size guard)
-  always,          // whenever it can (tests compare the two; bounded memory on request)
+  when_large,  // where the held schedule would be large (kStreamAboveTransfers) or not fit at all
+  always,      // whenever it can (tests compare the two; bounded memory on request)
+  never,       // held wherever it fits (the analytic column, --detail and --trace at any size)
 };
+
+// Above this many transfers a schedule that can run as a stream does, by default: held, the
+// 16,384-rank hierarchical ring's 67.3 M transfers peaked at 7,205,568 KiB (7.4e9 bytes, about
+// 110 a transfer: the schedule, the builder's records, the flow and analytic engines' state;
+// docs/performance.md, "16,384 H100s from the CLI"), so a held run stays near 1 GB.
+inline constexpr double kStreamAboveTransfers = 1e7;
+inline constexpr double kHeldBytesPerTransfer = 110;
 
 struct PredictionRequest {
   Collective collective = Collective::allreduce;
@@ -89,20 +98,21 @@ struct PredictionRequest {
   SimgridOptions simgrid;  // simgrid engine (builds with SimGrid only)
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
-  Streaming streaming = Streaming::when_too_large;
+  Streaming streaming = Streaming::when_large;
   // A streamed run's progress, in words ("37% of 536854528 transfers"; sim/flow_engine.hpp).
   std::function<void(const std::string&)> on_stream_progress;
 };
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by
-// transfer (today: ring, on the flow engine), so its memory is a window of the run (the
-// flows in flight, the done times a dependency can reach back to), not the schedule: it takes
-// over where the held schedule would be too large to build, and everywhere with
-// Streaming::always. It cannot give --detail or --trace (on_flow_run set).
+// transfer (ring and hierarchical-ring, on the flow engine, one channel), so its memory is a
+// window of the run (the flows in flight, the done times a dependency can reach back to), not
+// the schedule: it takes over where the held schedule would be large (more than
+// kStreamAboveTransfers) or too large to build, and everywhere with Streaming::always; never
+// with Streaming::never. It cannot give --detail or --trace (on_flow_run set): those hold it.
 enum class Holding { held, streamed };
 // Throws Error when it can be neither: the size guard's message (collectives/algorithm.hpp),
-// plus what would run instead (the ring streamed, on the flow engine, without --detail/--trace).
+// plus what would run instead (a stream, on the flow engine, without --detail/--trace).
 Holding holding_for(const PredictionRequest& request, std::string_view algorithm, std::uint64_t bytes);
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and

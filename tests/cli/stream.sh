@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/cli/stream.sh COLLSIM — predict runs a ring as a stream (no schedule held) on the flow
-# engine: with --stream always it gives the held ring's times to the printed digits, with no
-# analytic column; and a 16,384-rank ring, too large to hold (5.4e8 transfers), is streamed
-# instead of refused by the size guard (the test stops it once the stream has started).
+# tests/cli/stream.sh COLLSIM — predict runs a ring or a hierarchical ring as a stream (no
+# schedule held) on the flow engine: with --stream always it gives the held run's times to the
+# printed digits, with no analytic column; a 16,384-rank ring, too large to hold (5.4e8
+# transfers), is streamed instead of refused by the size guard, and so is a 16,384-rank
+# hierarchical ring, which would hold but large (6.7e7 transfers; the test stops each once the
+# stream has started); --stream never holds what fits.
 set -u
 collsim=$1
 tmp=$(mktemp -d)
@@ -22,6 +24,18 @@ diff -u "$tmp/held.cut" "$tmp/streamed.cut" > /dev/null || fail "streamed ring d
 [ "$(cut -d, -f16 "$tmp/held" | grep -c .)" = 3 ] || fail "a held row lost its analytic time: $(cat "$tmp/held")"
 grep -q 'ring 1G: 0.129 M transfers run as a stream, not held' "$tmp/err" || fail "no note that the run was streamed: $(cat "$tmp/err")"
 
+# The same for the hierarchical ring, 32 nodes of 8 GPUs on rails (in slices at 1G).
+args=(predict --preset dgx-h100-superpod-su --algo hierarchical-ring --bytes 1M,1G --engine flow --format csv)
+"$collsim" "${args[@]}" --stream never > "$tmp/held" 2> /dev/null || fail "held hierarchical predict exited $?"
+"$collsim" "${args[@]}" --stream always > "$tmp/streamed" 2> "$tmp/err" || fail "streamed hierarchical predict exited $?"
+cut -d, -f1-15,17- "$tmp/held" > "$tmp/held.cut"
+cut -d, -f1-15,17- "$tmp/streamed" > "$tmp/streamed.cut"
+diff -u "$tmp/held.cut" "$tmp/streamed.cut" > /dev/null ||
+  fail "streamed hierarchical ring differs from held: $(diff "$tmp/held.cut" "$tmp/streamed.cut")"
+[ "$(cut -d, -f16 "$tmp/held" | grep -c .)" = 3 ] || fail "a held hierarchical row lost its analytic time: $(cat "$tmp/held")"
+grep -q 'hierarchical-ring 1M: .* M transfers run as a stream, not held, as asked' "$tmp/err" ||
+  fail "no note that the hierarchical run was streamed: $(cat "$tmp/err")"
+
 # The table says which runs were streamed, in the analytic column.
 "$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always 2> /dev/null > "$tmp/table" ||
   fail "table predict exited $?"
@@ -40,7 +54,21 @@ if kill -0 "$pid" 2> /dev/null; then kill "$pid"; wait "$pid" 2> /dev/null; fi
 pid=
 grep -q '^collsim predict: ring 1G: 537 M transfers run as a stream, not held' "$tmp/big" ||
   fail "the 16,384-rank ring was not streamed: $(cat "$tmp/big")"
-grep -q 'too large' "$tmp/big" && fail "the 16,384-rank ring hit the size guard: $(cat "$tmp/big")"
+grep -q 'too large to build' "$tmp/big" && fail "the 16,384-rank ring hit the size guard: $(cat "$tmp/big")"
+
+# The 16,384-rank hierarchical ring would hold, but large: streamed, saying why and what holds it.
+COLLSIM_PROGRESS=0 "$collsim" predict --preset dgx-h100-2048 --algo hierarchical-ring --bytes 1G > /dev/null 2> "$tmp/big" &
+pid=$!
+for _ in $(seq 600); do
+  grep -q 'run as a stream' "$tmp/big" && break
+  kill -0 "$pid" 2> /dev/null || break
+  sleep 0.1
+done
+if kill -0 "$pid" 2> /dev/null; then kill "$pid"; wait "$pid" 2> /dev/null; fi
+pid=
+grep -q '^collsim predict: hierarchical-ring 1G: 67.3 M transfers run as a stream, not held: held, it would take about 7.4 GB (more than 1e+07 transfers)' "$tmp/big" ||
+  fail "the 16,384-rank hierarchical ring was not streamed: $(cat "$tmp/big")"
+grep -q -- '--stream never, --detail or --trace hold it' "$tmp/big" || fail "the note does not say what holds it: $(cat "$tmp/big")"
 
 [ "$failed" = 0 ] && echo "stream: ok"
 exit "$failed"

@@ -1,11 +1,16 @@
-// tests/sim/test_prediction_stream.cpp — predict runs a ring as a stream (holding_for): only
-// where the held schedule would not fit, or when asked, with the held run's times; and the
-// size guard still refuses what neither holds nor streams, saying what would run.
+// tests/sim/test_prediction_stream.cpp — predict runs a ring or a hierarchical ring as a stream
+// (holding_for): where the held schedule would be large or not fit, or when asked, with the
+// held run's times; never when asked to hold; and the size guard still refuses what neither
+// holds nor streams, saying what would run.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/transfer_stream.hpp"
+#include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/test_cluster.hpp"
@@ -27,6 +32,20 @@ PredictionRequest request(const ClusterConfig& c, const std::string& algorithm, 
   r.topology = c.topology;
   r.engine = "flow";
   return r;
+}
+
+// 3 nodes of 4 GPUs on NVSwitch, each node's NICs on a fabric: one NIC per GPU on its own
+// rail (no link shared by two rank pairs of a hierarchical ring), or one NIC per node on a
+// star (every rail crosses it).
+ClusterConfig gpu_nodes(bool rails) {
+  return parse_cluster_config(
+      fmt::format("name: t\nlink_classes:\n  l: {{bandwidth_Bps: 1.0e+10, latency_s: 1.0e-7, alpha_s: 1.0e-6}}\n"
+                  "  nv: {{bandwidth_Bps: 4.0e+10, latency_s: 1.0e-7, alpha_s: 1.0e-6}}\n"
+                  "nodes: {{count: 3, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: {}, nic_link: l{}}}\n"
+                  "topology: {}\ngamma_s_per_byte: 1.0e-10\n",
+                  rails ? 4 : 1, rails ? ", rail_optimized: true" : "",
+                  rails ? "{kind: xgft, m: [3, 4], w: [1, 3], link: l}" : "{kind: star, link: l}"),
+      "t.yaml");
 }
 
 // The decision alone needs no topology: 16,384 ranks, as in `predict --preset dgx-h100-2048`.
@@ -77,6 +96,68 @@ TEST_CASE("a streamed ring predicts the held ring's time, with and without share
   }
 }
 
+TEST_CASE("a streamed hierarchical ring predicts the held one's time, with and without shared links") {
+  for (bool rails : {true, false}) {
+    INFO((rails ? "a NIC per GPU, on rails" : "one NIC per node, on a star"));
+    const ClusterConfig c = gpu_nodes(rails);
+    REQUIRE(c.cost.ranks_per_node == 4);
+    PredictionRequest held = request(c, "hierarchical-ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
+    PredictionRequest streamed = held;
+    streamed.streaming = Streaming::always;
+    std::vector<std::string> progress;
+    streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
+    REQUIRE(holding_for(held, "hierarchical-ring", 1 << 20) == Holding::held);
+    REQUIRE(holding_for(streamed, "hierarchical-ring", 1 << 20) == Holding::streamed);
+    const std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
+    REQUIRE(h.size() == 2);
+    REQUIRE(s.size() == 2);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      REQUIRE(!h[i].streamed);
+      REQUIRE(s[i].streamed);
+      REQUIRE(s[i].time_s == Approx(h[i].time_s).epsilon(1e-12));
+      REQUIRE(s[i].transfers == h[i].transfers);
+      REQUIRE(s[i].segments == h[i].segments);
+      REQUIRE(h[i].analytic_s);
+      REQUIRE(!s[i].analytic_s);
+    }
+    REQUIRE(h[1].segments > 1);  // 64 MiB: pipelined
+    // In one segment, without a shared link, the one-pass shortcut; with one, the event
+    // simulation, which says so. (Slices of one step are ready together on one pair: the
+    // shortcut leaves those to the events too.)
+    progress.clear();
+    streamed.sizes = {(1 << 20) + 7};
+    REQUIRE(predict(streamed)[0].time_s == Approx(h[0].time_s).epsilon(1e-12));
+    REQUIRE(!progress.empty());
+    const bool events = std::any_of(progress.begin(), progress.end(),
+                                    [](const std::string& line) { return line.find("share a link") != std::string::npos; });
+    REQUIRE(events == !rails);
+    // Rails do not compete, so the flow engine's time is the analytic one; one NIC per node is slower.
+    if (rails) REQUIRE(h[0].time_s == Approx(*h[0].analytic_s).epsilon(1e-9));
+    else REQUIRE(h[0].time_s > 1.2 * *h[0].analytic_s);
+  }
+}
+
+TEST_CASE("the flow engine gives a streamed hierarchical ring the held one's rank finishes and link bytes") {
+  for (bool rails : {true, false})
+    for (std::uint32_t segments : {1u, 3u}) {
+      INFO((rails ? "rails" : "one NIC per node") << ", " << segments << " segments");
+      const ClusterConfig c = gpu_nodes(rails);
+      ScheduleRequest r;
+      r.ranks = c.ranks;
+      r.ranks_per_node = c.cost.ranks_per_node;
+      r.bytes = (4 << 20) + 11;
+      r.segments = segments;
+      const FlowResult held = run_flow(generate_schedule("hierarchical-ring", r), *c.topology, c.cost.gamma_s_per_byte);
+      const FlowResult streamed = run_flow(*stream_hierarchical_ring(r), *c.topology, c.cost.gamma_s_per_byte);
+      REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
+      REQUIRE(streamed.rank_finish_s.size() == held.rank_finish_s.size());
+      for (std::size_t k = 0; k < held.rank_finish_s.size(); ++k)
+        REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
+      REQUIRE(streamed.links.size() == held.links.size());
+      for (std::size_t l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
+    }
+}
+
 TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused; held rings and other algorithms are not") {
   const std::uint64_t gib = std::uint64_t(1) << 30;
   REQUIRE(holding_for(big("ring", "flow"), "ring", gib) == Holding::streamed);
@@ -85,6 +166,52 @@ TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused; held 
   PredictionRequest small = big("ring", "flow");
   small.ranks = 1024;  // 2.1 M transfers: held, as before
   REQUIRE(holding_for(small, "ring", gib) == Holding::held);
+}
+
+TEST_CASE("a schedule that would be large held streams where it can, and --stream never holds it") {
+  const std::uint64_t gib = std::uint64_t(1) << 30;
+  // The hierarchical ring on 16,384 ranks: 67 M transfers, under the size guard, over the threshold.
+  PredictionRequest hierarchical = big("hierarchical-ring", "flow");
+  REQUIRE(holding_for(hierarchical, "hierarchical-ring", gib) == Holding::streamed);
+  hierarchical.streaming = Streaming::never;
+  REQUIRE(holding_for(hierarchical, "hierarchical-ring", gib) == Holding::held);
+  hierarchical.streaming = Streaming::when_large;
+  hierarchical.ranks = 2048;  // 256 nodes: 2 x 2,048 x (7 + 255) = 1.1 M transfers, held as before
+  REQUIRE(holding_for(hierarchical, "hierarchical-ring", gib) == Holding::held);
+  // Where a stream cannot run, a large schedule is held, as before: another engine, --detail.
+  REQUIRE(holding_for(big("hierarchical-ring", "analytic"), "hierarchical-ring", gib) == Holding::held);
+  PredictionRequest detail = big("hierarchical-ring", "flow");
+  detail.on_flow_run = [](const PredictionRecord&, const Schedule&, const FlowResult&) {};
+  REQUIRE(holding_for(detail, "hierarchical-ring", gib) == Holding::held);
+  // A ring of 4,096 ranks (33.5 M transfers) streams on one channel, and is held on several.
+  PredictionRequest ring = big("ring", "flow");
+  ring.ranks = 4096;
+  REQUIRE(holding_for(ring, "ring", gib) == Holding::streamed);
+  ring.channels = 2;
+  REQUIRE(holding_for(ring, "ring", gib) == Holding::held);
+  ring.channels = 1;
+  ring.ranks = 2048;  // 8.4 M transfers: under the threshold
+  REQUIRE(holding_for(ring, "ring", gib) == Holding::held);
+  // Too large to hold, --stream never refuses, and says what would run.
+  PredictionRequest never = big("ring", "flow");
+  never.streaming = Streaming::never;
+  REQUIRE_THROWS_WITH(holding_for(never, "ring", gib),
+                      Catch::Contains("too large to build") && Catch::Contains("--stream auto runs it as a stream"));
+}
+
+TEST_CASE("a streamed run's note says why it was streamed and what holds it") {
+  const ClusterConfig c = gpu_nodes(true);
+  std::vector<std::string> notes;
+  PredictionRequest r = request(c, "hierarchical-ring", {1 << 20});
+  r.on_note = [&](const std::string& note) { notes.push_back(note); };
+  r.streaming = Streaming::always;
+  predict(r);
+  REQUIRE(notes.size() == 1);
+  REQUIRE_THAT(notes[0], Catch::StartsWith("hierarchical-ring 1M: 0.00012 M transfers run as a stream, not held, as asked"));
+  notes.clear();
+  r.streaming = Streaming::when_large;
+  predict(r);  // 120 transfers: held, without a note
+  REQUIRE(notes.empty());
 }
 
 TEST_CASE("the size guard refuses what neither holds nor streams, and says what would run") {

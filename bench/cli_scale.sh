@@ -36,7 +36,8 @@ for algo in $algos; do
   total_kib=$((total_kib + kib))
   [ "$kib" -gt "$max_kib" ] && max_kib=$kib
   if [ "$rc" -eq 0 ]; then
-    predicted=$(awk -F, 'NR == 2 { printf "%.4g s", $9 }' "$tmp/out")
+    predicted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_s") col = i }
+                         NR == 2 { printf "%.4g s", $col }' "$tmp/out")  # by name: columns come and go
   elif [ "$rc" -eq 124 ]; then
     predicted="not finished in ${limit} s"
     unfinished=1

@@ -68,21 +68,13 @@ class HierarchicalRingStream final : public TransferStream {
   }
 
   StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const override {
-    const Place p = locate(id);
-    StreamedTransfer x = describe(p);
-    dependencies(p, deps, false);
-    x.deps = deps;
-    return x;
+    return told(id, deps, false);
   }
   void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const override {
     dependencies(locate(id), out, true);
   }
   StreamedTransfer deciding_transfer(TransferId id, std::vector<TransferId>& deps) const override {
-    const Place p = locate(id);
-    StreamedTransfer x = describe(p);
-    dependencies(p, deps, true);
-    x.deps = deps;
-    return x;
+    return told(id, deps, true);
   }
 
   // The inverse of deciding_dependencies().
@@ -117,6 +109,15 @@ class HierarchicalRingStream final : public TransferStream {
   }
 
  private:
+  // Transfer `id` with all its dependencies, or its deciding ones only, in `deps`.
+  StreamedTransfer told(TransferId id, std::vector<TransferId>& deps, bool deciding_only) const {
+    const Place p = locate(id);
+    StreamedTransfer x = describe(p);
+    dependencies(p, deps, deciding_only);
+    x.deps = deps;
+    return x;
+  }
+
   static bool is_node(Phase phase) { return phase == Phase::node_reduce_scatter || phase == Phase::node_allgather; }
   // Rings side by side in a phase, and ranks on each.
   std::uint64_t rings(Phase phase) const { return is_node(phase) ? m_ : g_; }

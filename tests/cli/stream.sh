@@ -42,30 +42,28 @@ grep -q 'hierarchical-ring 1M: .* M transfers run as a stream, not held, as aske
 grep -Eq '^ +1M  ring +[0-9.]+ us +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
 grep -Eq '^ +two-tree +[0-9.]+ us +[0-9.]+ us +[0-9.]+x ' "$tmp/table" || fail "the held row lost its analytic time"
 
-# 16,384 ranks: streamed, not refused. The note comes before the run; stop there.
-COLLSIM_PROGRESS=0 "$collsim" predict --preset dgx-h100-2048 --algo ring --bytes 1G > /dev/null 2> "$tmp/big" &
-pid=$!
-for _ in $(seq 600); do
-  grep -q 'run as a stream' "$tmp/big" && break
-  kill -0 "$pid" 2> /dev/null || break
-  sleep 0.1
-done
-if kill -0 "$pid" 2> /dev/null; then kill "$pid"; wait "$pid" 2> /dev/null; fi
-pid=
+# The stderr of `predict --preset dgx-h100-2048 --algo ALGO --bytes 1G` (16,384 ranks) up to its
+# note on streaming, which comes before the run: the run is stopped there.
+note_of_16k() {
+  COLLSIM_PROGRESS=0 "$collsim" predict --preset dgx-h100-2048 --algo "$1" --bytes 1G > /dev/null 2> "$tmp/big" &
+  pid=$!
+  for _ in $(seq 600); do
+    grep -q 'run as a stream' "$tmp/big" && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2> /dev/null; then kill "$pid"; wait "$pid" 2> /dev/null; fi
+  pid=
+}
+
+# 16,384 ranks: streamed, not refused.
+note_of_16k ring
 grep -q '^collsim predict: ring 1G: 537 M transfers run as a stream, not held' "$tmp/big" ||
   fail "the 16,384-rank ring was not streamed: $(cat "$tmp/big")"
 grep -q 'too large to build' "$tmp/big" && fail "the 16,384-rank ring hit the size guard: $(cat "$tmp/big")"
 
 # The 16,384-rank hierarchical ring would hold, but large: streamed, saying why and what holds it.
-COLLSIM_PROGRESS=0 "$collsim" predict --preset dgx-h100-2048 --algo hierarchical-ring --bytes 1G > /dev/null 2> "$tmp/big" &
-pid=$!
-for _ in $(seq 600); do
-  grep -q 'run as a stream' "$tmp/big" && break
-  kill -0 "$pid" 2> /dev/null || break
-  sleep 0.1
-done
-if kill -0 "$pid" 2> /dev/null; then kill "$pid"; wait "$pid" 2> /dev/null; fi
-pid=
+note_of_16k hierarchical-ring
 grep -q '^collsim predict: hierarchical-ring 1G: 67.3 M transfers run as a stream, not held: held, it would take about 7.4 GB (more than 1e+07 transfers)' "$tmp/big" ||
   fail "the 16,384-rank hierarchical ring was not streamed: $(cat "$tmp/big")"
 grep -q -- '--stream never, --detail or --trace hold it' "$tmp/big" || fail "the note does not say what holds it: $(cat "$tmp/big")"

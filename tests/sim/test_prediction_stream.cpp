@@ -49,6 +49,31 @@ ClusterConfig gpu_nodes(bool rails) {
 }
 
 // The decision alone needs no topology: 16,384 ranks, as in `predict --preset dgx-h100-2048`.
+// Predicts `held` (two sizes, the first 1 MiB + 7) held and streamed (Streaming::always, its
+// progress into `progress`): the same times, transfers and segments, the analytic column only
+// where held. Returns the held records, then the streamed ones.
+std::pair<std::vector<PredictionRecord>, std::vector<PredictionRecord>> require_stream_equals_held(
+    const PredictionRequest& held, const std::string& algorithm, std::vector<std::string>& progress) {
+  PredictionRequest streamed = held;
+  streamed.streaming = Streaming::always;
+  streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
+  REQUIRE(holding_for(held, algorithm, 1 << 20) == Holding::held);
+  REQUIRE(holding_for(streamed, algorithm, 1 << 20) == Holding::streamed);
+  std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
+  REQUIRE(h.size() == 2);
+  REQUIRE(s.size() == 2);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    REQUIRE(!h[i].streamed);
+    REQUIRE(s[i].streamed);
+    REQUIRE(s[i].time_s == Approx(h[i].time_s).epsilon(1e-12));
+    REQUIRE(s[i].transfers == h[i].transfers);
+    REQUIRE(s[i].segments == h[i].segments);
+    REQUIRE(h[i].analytic_s);
+    REQUIRE(!s[i].analytic_s);  // the analytic engine needs the schedule held
+  }
+  return {std::move(h), std::move(s)};
+}
+
 PredictionRequest big(const std::string& algorithm, const std::string& engine) {
   PredictionRequest r;
   r.algorithms = {algorithm};
@@ -70,24 +95,10 @@ TEST_CASE("a streamed ring predicts the held ring's time, with and without share
       INFO(fabric << " " << to_string(collective));
       PredictionRequest held = request(c, "ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
       held.collective = collective;
-      PredictionRequest streamed = held;
-      streamed.streaming = Streaming::always;
       std::vector<std::string> progress;
-      streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
-      REQUIRE(holding_for(held, "ring", 1 << 20) == Holding::held);
-      REQUIRE(holding_for(streamed, "ring", 1 << 20) == Holding::streamed);
-      const std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
-      REQUIRE(h.size() == 2);
-      REQUIRE(s.size() == 2);
+      const auto [h, s] = require_stream_equals_held(held, "ring", progress);
       for (std::size_t i = 0; i < h.size(); ++i) {
-        REQUIRE(!h[i].streamed);
-        REQUIRE(s[i].streamed);
-        REQUIRE(s[i].time_s == Approx(h[i].time_s).epsilon(1e-12));
-        REQUIRE(s[i].transfers == h[i].transfers);
-        REQUIRE(s[i].segments == h[i].segments);
         REQUIRE(s[i].busbw_GBps == Approx(h[i].busbw_GBps).epsilon(1e-12));
-        REQUIRE(h[i].analytic_s);
-        REQUIRE(!s[i].analytic_s);  // the analytic engine needs the schedule held
         REQUIRE(to_json(s[i])["streamed"] == true);
         REQUIRE(to_json(h[i])["streamed"] == false);
       }
@@ -101,30 +112,17 @@ TEST_CASE("a streamed hierarchical ring predicts the held one's time, with and w
     INFO((rails ? "a NIC per GPU, on rails" : "one NIC per node, on a star"));
     const ClusterConfig c = gpu_nodes(rails);
     REQUIRE(c.cost.ranks_per_node == 4);
-    PredictionRequest held = request(c, "hierarchical-ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
-    PredictionRequest streamed = held;
-    streamed.streaming = Streaming::always;
+    const PredictionRequest held = request(c, "hierarchical-ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
     std::vector<std::string> progress;
-    streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
-    REQUIRE(holding_for(held, "hierarchical-ring", 1 << 20) == Holding::held);
-    REQUIRE(holding_for(streamed, "hierarchical-ring", 1 << 20) == Holding::streamed);
-    const std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
-    REQUIRE(h.size() == 2);
-    REQUIRE(s.size() == 2);
-    for (std::size_t i = 0; i < h.size(); ++i) {
-      REQUIRE(!h[i].streamed);
-      REQUIRE(s[i].streamed);
-      REQUIRE(s[i].time_s == Approx(h[i].time_s).epsilon(1e-12));
-      REQUIRE(s[i].transfers == h[i].transfers);
-      REQUIRE(s[i].segments == h[i].segments);
-      REQUIRE(h[i].analytic_s);
-      REQUIRE(!s[i].analytic_s);
-    }
+    const auto [h, s] = require_stream_equals_held(held, "hierarchical-ring", progress);
     REQUIRE(h[1].segments > 1);  // 64 MiB: pipelined
     // In one segment, without a shared link, the one-pass shortcut; with one, the event
     // simulation, which says so. (Slices of one step are ready together on one pair: the
     // shortcut leaves those to the events too.)
     progress.clear();
+    PredictionRequest streamed = held;
+    streamed.streaming = Streaming::always;
+    streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
     streamed.sizes = {(1 << 20) + 7};
     REQUIRE(predict(streamed)[0].time_s == Approx(h[0].time_s).epsilon(1e-12));
     REQUIRE(!progress.empty());

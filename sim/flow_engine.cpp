@@ -465,10 +465,12 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };
+  std::string declined_because = "the ranks' memory is modelled";
   if (!topology.models_memory())
-    if (std::optional<FlowResult> result = run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count))
+    if (std::optional<FlowResult> result =
+            run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count, &declined_because))
       return std::move(*result);
-  if (progress) progress("two rank pairs' routes share a link: simulating events where they do");
+  if (progress) progress(fmt::format("{}: simulating events (the one-pass shortcut cannot time it)", declined_because));
   try {
     FlowOptions options;
     options.protocol = protocol;

@@ -95,7 +95,8 @@ class ListTimer {
     if (src != dst && !drain(id, src, dst, bytes, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
-    if (!(t.times.arrival_s > reducer_arrival_[dst])) return false;  // reductions must arrive in list order
+    if (!(t.times.arrival_s > reducer_arrival_[dst]))  // reductions must arrive in list order
+      return decline("two reductions arrive at one rank out of list order");
     if (reducer_free_[dst] > t.times.arrival_s) {
       t.pred = reducer_last_[dst];
       t.waited = Waited::reducer;
@@ -109,17 +110,25 @@ class ListTimer {
 
   PairTable& pairs() { return pairs_; }
   std::uint32_t last_pair() const { return last_pair_; }
+  // Why time() last returned false, in words.
+  const std::string& declined_because() const { return declined_because_; }
 
  private:
+  bool decline(std::string why) {
+    declined_because_ = std::move(why);
+    return false;
+  }
+
   // After alpha and latency, and after the pair's previous transfer has drained.
   bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Timing& t) {
     last_pair_ = pairs_.find_or_route(src, dst, id);
-    if (last_pair_ == kNoPair) return false;
+    if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
     const RouteCost& cost = pairs_.cost(p, bytes);
     t.times.start_s = t.times.ready_s + cost.startup_s;
     if (p.last != kNoTransfer) {
-      if (!(t.times.ready_s > p.last_ready_s)) return false;  // the engine could order them otherwise
+      if (!(t.times.ready_s > p.last_ready_s))  // the engine could order them otherwise
+        return decline("two transfers of one rank pair are ready at the same instant");
       if (p.last_arrival_s > t.times.start_s) {
         t.times.start_s = p.last_arrival_s;
         t.pred = p.last;
@@ -141,6 +150,7 @@ class ListTimer {
   std::vector<double> reducer_free_, reducer_arrival_;
   std::vector<TransferId> reducer_last_;
   std::uint32_t last_pair_ = kNoPair;
+  std::string declined_because_;
 };
 
 void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t) {
@@ -214,7 +224,8 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 // A stream: only a window of done times, as far back as a dependency reaches.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
                                                     double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress) {
+                                                    const std::function<void(std::uint64_t)>& progress,
+                                                    std::string* declined_because) {
   const Rank ranks = stream.info().ranks;
   if (topology.ranks() < ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
@@ -237,7 +248,10 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
-    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, t)) return std::nullopt;
+    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, t)) {
+      if (declined_because) *declined_because = timer.declined_because();
+      return std::nullopt;
+    }
     if (id % window == done.size()) done.push_back(0);
     done[id % window] = t.times.done_s;
     finish_rank(result, x.src, x.dst, t.times);

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "collectives/schedule.hpp"
 #include "collectives/transfer_stream.hpp"
@@ -31,10 +32,12 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 
 // The same for a streamed schedule (too large to hold): time, per-rank finish and link usage,
 // keeping only a window of done times; no critical path or timeline. Nothing where flows
-// could share a link (run_flow on the stream then simulates events). `progress` hears the
-// transfer id every 16 M transfers.
+// could share a link, or where the events could order two transfers otherwise than the list
+// (run_flow on the stream then simulates events; `declined_because`, when given, says which).
+// `progress` hears the transfer id every 16 M transfers.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
                                                     double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress = {});
+                                                    const std::function<void(std::uint64_t)>& progress = {},
+                                                    std::string* declined_because = nullptr);
 
 }  // namespace collsim

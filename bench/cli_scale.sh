@@ -8,7 +8,8 @@
 # hierarchical-ring, 67 M transfers, streams as predict streams every schedule over 1e7 that can).
 # under /usr/bin/time. Prints per algorithm the predicted time, the wall seconds and the peak
 # RSS, then the totals against the target (<= 300 s and <= 8 GB together). A run past LIMIT
-# seconds (default 900) is stopped and reported as not finished. Prints; asserts nothing:
+# seconds (default 900) is stopped and reported as not finished. Then the stretch: two-tree on
+# 131,072 ranks of a 3-level fat-tree (bench/fat-tree-131072.yaml). Prints; asserts nothing:
 # docs/performance.md ("16,384 H100s from the CLI") holds the latest figures.
 set -u
 build=${1:?usage: bench/cli_scale.sh BUILD_DIR}
@@ -51,3 +52,19 @@ gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k * 1024 / 1e9 }'; }
 printf '  %-18s %12s %10.1f %9s GB   (the largest peak; the peaks add up to %s GB)\n' total "" "$total_s" "$(gb "$max_kib")" \
   "$(gb "$total_kib")"
 echo "  target: <= 300 s and <= 8 GB together$([ "$unfinished" = 1 ] && echo '; some runs did not finish')"
+
+# The stretch: two-tree on 131,072 ranks of a 3-level fat-tree (bench/fat-tree-131072.yaml).
+stretch=$(dirname "$0")/fat-tree-131072.yaml
+COLLSIM_PROGRESS=${COLLSIM_PROGRESS:-0} /usr/bin/time -f '%e %M' -o "$tmp/time" \
+  timeout "$limit" "$collsim" predict --config "$stretch" --bytes 1G --algo two-tree --engine flow --format csv \
+  > "$tmp/out" 2> "$tmp/err"
+rc=$?
+read -r wall kib < <(tail -1 "$tmp/time")
+case $rc in
+  0) predicted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_s") col = i }
+                          NR == 2 { printf "%.4g s", $col }' "$tmp/out") ;;
+  124) predicted="not finished in ${limit} s" ;;
+  *) predicted="failed (exit $rc): $(grep -m1 error "$tmp/err")" ;;
+esac
+echo "stretch: two-tree, 1 GiB on 131,072 ranks of a 3-level fat-tree ($stretch):"
+printf '  %-18s %12s %10.1f %9s GB   (target: <= 120 s)\n' two-tree "$predicted" "$wall" "$(gb "$kib")"

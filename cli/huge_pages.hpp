@@ -3,9 +3,10 @@
 // pages nearly every access misses the TLB and every first touch faults. glibc's malloc puts
 // its memory on huge pages when asked (the tunable glibc.malloc.hugetlb=1, an madvise on the
 // kernel's "madvise" THP setting), but reads that tunable only from the environment at
-// start: so collsim starts itself again, once, with it set, and then gives the caller's
-// GLIBC_TUNABLES back, so that the programs it starts (mpirun, the MPI workers whose times
-// validate measures) run as the caller would run them. Measured in docs/performance.md.
+// start: so collsim (predict and check, cli/main.cpp) starts itself again, once, with it
+// set, and then gives the caller's GLIBC_TUNABLES back, so that the programs it starts
+// (mpirun, the MPI workers whose times validate measures) run as the caller would run them.
+// Measured in docs/performance.md.
 #pragma once
 
 namespace collsim::cli {

@@ -83,10 +83,19 @@ std::string parse_error_line(const CLI::ParseError& e, const CLI::App& app, int 
   return fmt::format("{} ({})", what, help);
 }
 
+// predict and check are the subcommands that hold schedules of millions of transfers, where
+// huge pages pay (cli/huge_pages.hpp); a restart costs a process start (about 50 ms here, most
+// of it the dynamic loader), which every other subcommand is spared.
+bool holds_large_schedules(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] != '-') return std::string(argv[i]) == "predict" || std::string(argv[i]) == "check";
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  collsim::cli::restart_with_huge_pages(argv);
+  if (holds_large_schedules(argc, argv)) collsim::cli::restart_with_huge_pages(argv);
   CLI::App app{"collsim: predict, simulate, check, explain and execute collective communication algorithms.\n"
                "One schedule per algorithm feeds the closed forms, the engines, the executors and the pictures."};
   app.require_subcommand(1);

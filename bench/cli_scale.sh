@@ -25,46 +25,37 @@ total_s=0
 total_kib=0
 max_kib=0
 unfinished=0
+gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k * 1024 / 1e9 }'; }
+# timed_predict ARGS...: one `collsim predict ... --bytes 1G --engine flow --format csv` under
+# /usr/bin/time; sets wall (s), kib (peak RSS) and predicted (the time, or why there is none).
+timed_predict() {
+  COLLSIM_PROGRESS=${COLLSIM_PROGRESS:-0} /usr/bin/time -f '%e %M' -o "$tmp/time" \
+    timeout "$limit" "$collsim" predict "$@" --bytes 1G --engine flow --format csv > "$tmp/out" 2> "$tmp/err"
+  local rc=$?
+  read -r wall kib < <(tail -1 "$tmp/time")
+  case $rc in
+    0) predicted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_s") col = i }
+                            NR == 2 { printf "%.4g s", $col }' "$tmp/out") ;;  # by name: columns come and go
+    124) predicted="not finished in ${limit} s" ;;
+    *) predicted="failed (exit $rc): $(grep -m1 error "$tmp/err")" ;;
+  esac
+  return $rc
+}
 echo "1 GiB allreduce on 16,384 H100s (preset dgx-h100-2048), flow engine, channels ${channels:-default}, one process each (limit ${limit} s):"
 printf '  %-18s %12s %10s %12s\n' algorithm predicted "wall s" "peak RSS"
 for algo in $algos; do
-  COLLSIM_PROGRESS=${COLLSIM_PROGRESS:-0} /usr/bin/time -f '%e %M' -o "$tmp/time" \
-    timeout "$limit" "$collsim" predict --preset dgx-h100-2048 --bytes 1G --algo "$algo" --engine flow --format csv "${channel_args[@]}" \
-    > "$tmp/out" 2> "$tmp/err"
-  rc=$?
-  read -r wall kib < <(tail -1 "$tmp/time")
+  timed_predict --preset dgx-h100-2048 --algo "$algo" "${channel_args[@]}" || unfinished=1
   total_s=$(awk -v a="$total_s" -v b="$wall" 'BEGIN { print a + b }')
   total_kib=$((total_kib + kib))
   [ "$kib" -gt "$max_kib" ] && max_kib=$kib
-  if [ "$rc" -eq 0 ]; then
-    predicted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_s") col = i }
-                         NR == 2 { printf "%.4g s", $col }' "$tmp/out")  # by name: columns come and go
-  elif [ "$rc" -eq 124 ]; then
-    predicted="not finished in ${limit} s"
-    unfinished=1
-  else
-    predicted="failed (exit $rc): $(grep -m1 error "$tmp/err")"
-    unfinished=1
-  fi
-  printf '  %-18s %12s %10.1f %9.2f GB\n' "$algo" "$predicted" "$wall" "$(awk -v k="$kib" 'BEGIN { print k * 1024 / 1e9 }')"
+  printf '  %-18s %12s %10.1f %9s GB\n' "$algo" "$predicted" "$wall" "$(gb "$kib")"
 done
-gb() { awk -v k="$1" 'BEGIN { printf "%.2f", k * 1024 / 1e9 }'; }
 printf '  %-18s %12s %10.1f %9s GB   (the largest peak; the peaks add up to %s GB)\n' total "" "$total_s" "$(gb "$max_kib")" \
   "$(gb "$total_kib")"
 echo "  target: <= 300 s and <= 8 GB together$([ "$unfinished" = 1 ] && echo '; some runs did not finish')"
 
 # The stretch: two-tree on 131,072 ranks of a 3-level fat-tree (bench/fat-tree-131072.yaml).
 stretch=$(dirname "$0")/fat-tree-131072.yaml
-COLLSIM_PROGRESS=${COLLSIM_PROGRESS:-0} /usr/bin/time -f '%e %M' -o "$tmp/time" \
-  timeout "$limit" "$collsim" predict --config "$stretch" --bytes 1G --algo two-tree --engine flow --format csv \
-  > "$tmp/out" 2> "$tmp/err"
-rc=$?
-read -r wall kib < <(tail -1 "$tmp/time")
-case $rc in
-  0) predicted=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_s") col = i }
-                          NR == 2 { printf "%.4g s", $col }' "$tmp/out") ;;
-  124) predicted="not finished in ${limit} s" ;;
-  *) predicted="failed (exit $rc): $(grep -m1 error "$tmp/err")" ;;
-esac
+timed_predict --config "$stretch" --algo two-tree
 echo "stretch: two-tree, 1 GiB on 131,072 ranks of a 3-level fat-tree ($stretch):"
 printf '  %-18s %12s %10.1f %9s GB   (target: <= 120 s)\n' two-tree "$predicted" "$wall" "$(gb "$kib")"

@@ -24,23 +24,25 @@ constexpr std::uint32_t kIdMask = (1u << kKindShift) - 1;
 struct Event {
   double time;
   std::uint32_t key;      // kind << 30 | transfer id: the order of events at one instant
-  std::uint32_t payload;  // flow_start: its channel, or on an exclusive channel its transfer's facts (sim/flow_engine.cpp)
-  std::uint32_t slot;     // flow_start: the flow slot (or an exclusive channel); flow_end: the drain (sim/flow_engine.cpp)
+  // flow_start: its channel, or on an exclusive channel its transfer's facts (sim/flow_engine.cpp)
+  std::uint32_t payload;
+  // flow_start: the flow slot (or an exclusive channel); flow_end: the drain (sim/flow_engine.cpp)
+  std::uint32_t slot;
 
   EventKind kind() const { return EventKind(key >> kKindShift); }
   std::uint32_t id() const { return key & kIdMask; }
 };
 
-// Starts and local reductions in order of time, then key (kind, then transfer id), so that
-// runs are deterministic. A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990): time only
-// moves forward, so an event goes to bucket i, the highest bit in which its time (as the bits
-// of a non-negative double, which order as the doubles do) differs from the instant last
-// popped; popping an empty current instant takes the lowest non-empty bucket, finds its earliest time and spreads the
-// rest to lower buckets. A push costs an append and each event moves down a few times at
-// most, where a heap of per-instant buckets paid log n cache misses on every event whose
-// time was its own (a ring on a dragonfly: routes of different latency give every transfer
-// its own instant). Lock-step schedules put thousands of events on one exact instant: they
-// become current together and are sorted by key (radix) once. A push at or before the
+// Starts and local reductions in order of time, then key (kind, then transfer id), so that runs
+// are deterministic. A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, 1990): time only moves
+// forward, so an event goes to bucket i, the highest bit in which its time (as the bits of a
+// non-negative double, which order as the doubles do) differs from the instant last popped;
+// popping an empty current instant takes the lowest non-empty bucket, finds its earliest time
+// and spreads the rest to lower buckets. A push costs an append and each event moves down a few
+// times at most, where a heap of per-instant buckets paid log n cache misses on every event
+// whose time was its own (a ring on a dragonfly: routes of different latency give every
+// transfer its own instant). Lock-step schedules put thousands of events on one exact instant:
+// they become current together and are sorted by key (radix) once. A push at or before the
 // current instant (within the engine's 1e-12 batch) joins it in key order.
 class RadixQueue {
  public:

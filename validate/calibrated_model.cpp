@@ -13,14 +13,6 @@
 namespace collsim {
 namespace {
 
-// A point's spread as the range its repeats cover; a point without repeats allows 1%.
-bool within_spread(const SizeTime& p, double model_s) {
-  if (p.repeats.size() < 2) return std::abs(model_s - p.seconds) <= 0.01 * p.seconds;
-  const auto [low, high] = std::minmax_element(p.repeats.begin(), p.repeats.end());
-  const double slack = 1e-9 * p.seconds;  // the YAML's printed digits
-  return model_s >= *low - slack && model_s <= *high + slack;
-}
-
 // One message from rank 0 to rank 1 of the loaded config, as every engine costs it alone.
 double model_time(const Topology& t, std::uint64_t bytes) {
   std::vector<LinkId> route;
@@ -42,7 +34,7 @@ CheckedCalibration checked_calibration_yaml(const Calibration& c, const std::str
   std::string lines;
   for (const SizeTime& p : c.samples.ping_pong) {
     const double model = model_time(*cluster.topology, p.bytes);
-    const bool inside = within_spread(p, model);
+    const bool inside = model_within_spread(p, model);
     out.within += inside;
     ++out.points;
     lines += fmt::format("#   {:>6}: model {:>10} ({:+.1f}% of the median){}\n", format_size(p.bytes), format_seconds(model),

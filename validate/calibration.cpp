@@ -77,6 +77,7 @@ CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
   s.concurrent = merged(runs, &CalibrationSamples::concurrent);
   s.reduction = merged(runs, &CalibrationSamples::reduction);
   s.memory_copy = merged(runs, &CalibrationSamples::memory_copy);
+  s.exchange = merged(runs, &CalibrationSamples::exchange);
   for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
   return s;
 }
@@ -85,6 +86,13 @@ Spread spread_of(const std::vector<double>& repeats, double median) {
   if (repeats.empty() || median <= 0) return {};
   const auto [low, high] = std::ranges::minmax(repeats);
   return {low / median - 1, high / median - 1};
+}
+
+bool model_within_spread(const SizeTime& p, double model_s) {
+  if (p.repeats.size() < 2) return std::abs(model_s - p.seconds) <= 0.01 * p.seconds;
+  const auto [low, high] = std::ranges::minmax(p.repeats);
+  const double slack = 1e-9 * p.seconds;  // the YAML's printed digits
+  return model_s >= low - slack && model_s <= high + slack;
 }
 
 // ---- fitting -----------------------------------------------------------------------------
@@ -252,10 +260,7 @@ void check_launch_speeds(const CalibrationSamples& s, std::vector<std::string>& 
 
 // One message alone by a fit's rows (what the cost rule gives the YAML's link class).
 double alone_seconds(const SizeFactorFit& fit, std::uint64_t bytes) {
-  FittedSizeFactor row = fit.rows.front();
-  for (const FittedSizeFactor& r : fit.rows)
-    if (r.from_bytes <= bytes) row = r;
-  return fit.alpha_s * row.latency + double(bytes) / (fit.bandwidth_Bps * row.bandwidth);
+  return factored_seconds(fit.alpha_s, fit.bandwidth_Bps, fit.rows, bytes);
 }
 
 // The node's shared capacity: the best aggregate of the exchanges that stayed below what
@@ -290,6 +295,8 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   c.gamma_s_per_byte = gamma_of(c.reduction);
   c.repeats = repeat_ranges(samples);
   c.size_factors = fit_size_factors(samples.ping_pong);
+  if (!samples.exchange.empty())
+    c.exchange_factors = fit_exchange_factors(samples.exchange, samples.ping_pong, c.size_factors);
   c.shared_Bps = shared_capacity_of(samples, c.size_factors);
   // Every flow crosses the node's shared capacity, so it may not be below what one flow alone
   // reached between two measured sizes: the ping-pong itself would then miss its medians.
@@ -311,14 +318,14 @@ std::string calibration_summary(const Calibration& c) {
     return fmt::format(" [{} .. {}]", format(range.low_quartile), format(range.high_quartile));
   };
   return fmt::format(
-      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, memory {}{}; ranks on a CPU {:.0f}% of "
-      "the time: {}",
+      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, memory {}{}{}; ranks on a CPU {:.0f}% "
+      "of the time: {}",
       format_seconds(c.link.intercept), middle_half(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
       middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
       middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
       c.memory_Bps > 0 ? format_rate(c.memory_Bps) : "not measured",
       r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
-      100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
+      c.exchange_factors.rows.empty() ? "" : ", " + exchange_summary(c), 100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
 }
 
 std::string unreliable_calibration_warning(const Calibration& c, std::string_view command) {
@@ -332,13 +339,13 @@ std::string unreliable_calibration_warning(const Calibration& c, std::string_vie
 
 // ---- the YAML ------------------------------------------------------------------------------
 
-namespace {
-
 std::string spread_text(const std::vector<double>& repeats, double median) {
   if (repeats.size() < 2) return "";
   const Spread s = spread_of(repeats, median);
   return fmt::format(" [{:+.1f}% {:+.1f}%]", 100 * s.below, 100 * s.above);
 }
+
+namespace {
 
 std::string residual_comments(const std::vector<SizeTime>& points, const LinearFit& fit, const char* indent) {
   std::string out;
@@ -471,7 +478,7 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "    bandwidth_Bps: {:.10e}  # the fastest stretch\n"
       "    efficiency: 1.0  # measured, not a datasheet: bandwidth_Bps is already a rate messages reached\n"
       "    latency_s: 0.0\n"
-      "    alpha_s: {:.10e}  # the first stretch's start-up\n{}"
+      "    alpha_s: {:.10e}  # the first stretch's start-up\n{}{}"
       "nodes:\n"
       "  count: 1\n"
       "  gpus_per_node: {}\n"
@@ -480,7 +487,8 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       c.samples.library, w.header, repeats_comment(c), name, w.description, w.link_class, w.measured_as,
       format_seconds(c.link.intercept), format_rate(1.0 / c.link.slope), 100 * c.link.rms_relative_residual,
       100 * c.link.max_relative_residual, measured_comments(c.samples.ping_pong, "    "), link_ranges_comment(c.repeats),
-      c.size_factors.bandwidth_Bps, c.size_factors.alpha_s, size_factor_rows(c), ranks, w.link_class);
+      c.size_factors.bandwidth_Bps, c.size_factors.alpha_s, size_factor_rows(c),
+      exchange_factors_yaml(c, kWriteExchangeFactors), ranks, w.link_class);
   y += fmt::format("  # {}:\n", w.shared_as) + concurrent_comments(c);
   if (c.shared_Bps > c.shared_Bps_measured)
     y += fmt::format("  # raised from the exchanges' {} to the fastest stretch of one flow alone: no flow beats a capacity "
@@ -503,6 +511,7 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   for (const SizeTime& p : s.ping_pong) j["ping_pong"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.memory_copy) j["memory_copy"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.exchange) j["exchange"].push_back({p.bytes, p.seconds, p.repeats});
   for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds, c.repeats});
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
@@ -530,6 +539,7 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   s.ping_pong = size_times_from_json(j.at("ping_pong"));
   s.reduction = size_times_from_json(j.at("reduction"));
   if (j.contains("memory_copy")) s.memory_copy = size_times_from_json(j.at("memory_copy"));
+  if (j.contains("exchange")) s.exchange = size_times_from_json(j.at("exchange"));
   if (j.contains("concurrent"))
     for (const auto& c : j.at("concurrent"))
       s.concurrent.push_back(

@@ -50,6 +50,10 @@ struct CalibrationSamples {
   // bytes copied by one memcpy (out of cache), time; empty where the worker does not measure it
   // (cuda; samples written before it was measured)
   std::vector<SizeTime> memory_copy;
+  // Ranks 0 and 1 sending `bytes` to each other at once, the time of the slower one, at the
+  // ping-pong's sizes; empty where the worker does not measure it (cuda; samples written
+  // before it was measured): no exchange factors then.
+  std::vector<SizeTime> exchange;
   std::string library;               // MPI library / CUDA runtime and driver version line
   std::string device;                // the GPU's name (cuda); empty for mpi
   // The least share of the measuring time that any measuring process spent on a CPU. Below
@@ -92,6 +96,11 @@ struct Spread {
   double below = 0, above = 0;
 };
 Spread spread_of(const std::vector<double>& repeats, double median);
+// " [-2.0% +15.0%]", as the YAML's comments print it; empty with fewer than two repeats.
+std::string spread_text(const std::vector<double>& repeats, double median);
+// Whether a model's time lies in the range a point's repeats cover (1% of its median without
+// repeats): how a calibrated YAML is held to its measurements.
+bool model_within_spread(const SizeTime& p, double model_s);
 
 struct LinearFit {
   double intercept = 0, slope = 0;
@@ -146,10 +155,32 @@ struct SizeFactorFit {
 // Needs two sizes or more, by increasing size (as the workers measure them). Throws Error.
 SizeFactorFit fit_size_factors(const std::vector<SizeTime>& sweep);
 
+// The cost rule's time for one message of `bytes` by a link class's start-up, rate and factor
+// rows: startup x latency factor + bytes / (rate x bandwidth factor), the row the largest
+// from_bytes <= bytes. Pure.
+double factored_seconds(double alpha_s, double bandwidth_Bps, const std::vector<FittedSizeFactor>& rows,
+                        std::uint64_t bytes);
+
+// Exchange factors (validate/exchange_factor_fit.cpp): the exchange sweep, fitted stretch by
+// stretch like the ping-pong (fit_size_factors), then expressed relative to the link class the
+// ping-pong made (its alpha and bandwidth), so that they are a link class's `exchange_factors`:
+// the rows a message uses when its receiver sends to its sender in the same step. A row whose
+// rate beats the class's is held to it (no message beats the class's rate), and a latency
+// factor to the cost rule's 10^4; both are marked bent.
+struct ExchangeFactorFit {
+  SizeFactorFit own;                   // the exchange sweep alone
+  std::vector<FittedSizeFactor> rows;  // the same stretches, relative to the link class; empty: not measured
+};
+
+// Throws Error when the exchange sweep is not at the ping-pong's sizes.
+ExchangeFactorFit fit_exchange_factors(const std::vector<SizeTime>& exchange, const std::vector<SizeTime>& ping_pong,
+                                       const SizeFactorFit& link_class);
+
 struct Calibration {
   CalibrationSamples samples;
   LinearFit link;          // alpha = intercept, beta = slope: the one-line summary
   SizeFactorFit size_factors;  // what the YAML's link class is: the sweep, stretch by stretch
+  ExchangeFactorFit exchange_factors;  // its rows for a message that is half of an exchange
   double gamma_s_per_byte = 0;
   LinearFit reduction;
   double shared_Bps = 0;   // 0: no contention seen (aggregate grew with flows)
@@ -199,6 +230,20 @@ std::string unreliable_calibration_warning(const Calibration& c, std::string_vie
 
 // The cluster YAML for `ranks` ranks on one node; `name` is the platform's.
 std::string calibrated_config_yaml(const Calibration& c, const std::string& name, std::uint32_t ranks);
+
+// Whether calibrated_config_yaml writes `exchange_factors:` as a key of the link class (true)
+// or its rows as comments (false). Turned on when the config reader takes the key
+// (topologies/, the lead's branch): until then a YAML carrying it would not load.
+constexpr bool kWriteExchangeFactors = false;
+
+// The exchange sweep with each size's median, spread and model time, then the rows: as the
+// link class's `exchange_factors:` key (as_key) or as comments; empty without an exchange
+// sweep. Indented for the link class.
+std::string exchange_factors_yaml(const Calibration& c, bool as_key);
+
+// "exchanges x1.50 at 2K .. x1.02 at 64M over one way": the largest ratio of an exchange to
+// the one-way time and the ratio at the largest size; empty without an exchange sweep.
+std::string exchange_summary(const Calibration& c);
 
 nlohmann::json to_json(const CalibrationSamples& s);
 CalibrationSamples calibration_samples_from_json(const nlohmann::json& j);

@@ -1,5 +1,5 @@
-// validate/mpi/mpi_calibration.cpp — ping-pong, concurrent exchanges, reduction loop, memcpy, and how
-// much of the time the ranks had a CPU.
+// validate/mpi/mpi_calibration.cpp — ping-pong, one pair's exchanges, concurrent exchanges, reduction
+// loop, memcpy, and how much of the time the ranks had a CPU.
 #include "validate/mpi/mpi_calibration.hpp"
 
 #include <mpi.h>
@@ -78,6 +78,53 @@ std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
   std::vector<char> buffer(plan.max_bytes, 1);
   for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
     points.push_back({bytes, ping_pong_point(buffer, bytes, plan.seconds_per_point), {}});
+  return points;
+}
+
+// Ranks 0 and 1 send `bytes` to each other at once, `reps` times; returns the slower rank's
+// mean time of an exchange. Each exchange's send buffer is written first, outside the clock:
+// a collective sends data it has just written (the fill, a reduction), and on this project's
+// machine (Open MPI 4.1.4, shared memory) that is what exchanges cost. Exchanges of a written
+// buffer took x1.5 the one-way time at 2 KiB, x1.16 at 64 KiB, x1.0-1.07 from 8 MiB; of a
+// buffer left unwritten (as measure_concurrent sends) they ran at x0.8 from 64 KiB to 1 MiB.
+double exchange_pair_once(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, int reps) {
+  const int me = world_rank(), count = int(bytes);
+  double busy = 0;
+  for (int i = 0; i < reps; ++i) {
+    if (me < 2) std::memset(out.data(), 'a' + i % 26, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me >= 2) continue;
+    const double start = MPI_Wtime();
+    MPI_Request requests[2];
+    MPI_Irecv(in.data(), count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out.data(), count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    busy += MPI_Wtime() - start;
+  }
+  double slower = busy / reps;
+  MPI_Allreduce(MPI_IN_PLACE, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slower;
+}
+
+// One exchange point: the median of kRounds rounds, repetitions chosen so a round, writes and
+// barriers included, takes about `seconds` / kRounds (the ping-pong's budget).
+double exchange_pair_point(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, double seconds) {
+  const double start = MPI_Wtime();
+  exchange_pair_once(out, in, bytes, 1);  // also the warm-up
+  double one = MPI_Wtime() - start;
+  MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const int reps = repetitions_for(one, seconds / kRounds);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_pair_once(out, in, bytes, reps));
+  return median_of(rounds);
+}
+
+// At the ping-pong's sizes, so that each exchange row lines up with a size factor.
+std::vector<SizeTime> measure_exchange(const CalibrationPlan& plan) {
+  std::vector<SizeTime> points;
+  std::vector<char> out(plan.max_bytes, 1), in(plan.max_bytes);
+  for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
+    points.push_back({bytes, exchange_pair_point(out, in, bytes, plan.seconds_per_point), {}});
   return points;
 }
 
@@ -186,6 +233,7 @@ CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
   const ThreadCpuShare clock;
   CalibrationSamples s;
   s.ping_pong = measure_ping_pong(plan);
+  s.exchange = measure_exchange(plan);
   s.concurrent = measure_concurrent(plan);
   s.reduction = measure_reduction(plan);
   s.memory_copy = measure_memory_copy(plan);

@@ -1,7 +1,8 @@
 // validate/mpi/mpi_calibration.hpp — the microbenchmarks behind `collsim calibrate --backend
 // mpi`, collective over MPI_COMM_WORLD (at least 2 ranks): ping-pong between ranks 0 and 1,
-// concurrent pairwise exchanges among 2, 4, ... ranks, and the reduction loop and a large
-// memcpy on rank 0.
+// the same two exchanging (both sending at once) at the ping-pong's sizes, concurrent
+// pairwise exchanges among 2, 4, ... ranks, and the reduction loop and a large memcpy on
+// rank 0.
 // Touches host buffers and MPI_COMM_WORLD.
 #pragma once
 

@@ -324,8 +324,10 @@ std::string calibration_summary(const Calibration& c) {
       middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
       middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
       c.memory_Bps > 0 ? format_rate(c.memory_Bps) : "not measured",
+      c.exchange_factors.rows.empty() ? "" : ", " + exchange_summary(c),
       r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
-      c.exchange_factors.rows.empty() ? "" : ", " + exchange_summary(c), 100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
+      100 * c.samples.on_cpu_fraction,
+      c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
 }
 
 std::string unreliable_calibration_warning(const Calibration& c, std::string_view command) {

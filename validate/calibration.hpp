@@ -1,5 +1,6 @@
 // validate/calibration.hpp — turning microbenchmarks into a cluster config. The samples
-// (measured by a backend's worker) are: ping-pong one-way times over a size sweep, times of
+// (measured by a backend's worker) are: ping-pong one-way times over a size sweep, the same
+// two ranks exchanging (both sending at once) over that sweep, times of
 // several pairs exchanging at once (the node's shared capacity: memory bus, copy engines),
 // and reduction times. The worker is launched `repeats` times, each launch one whole sweep;
 // every point stands for the median of its repeats and keeps them. The fit is least squares

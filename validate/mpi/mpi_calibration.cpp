@@ -119,12 +119,19 @@ double exchange_pair_point(std::vector<char>& out, std::vector<char>& in, std::u
   return median_of(rounds);
 }
 
+// The exchange sweep's time per point, as a share of the ping-pong's: it adds to every
+// calibration and every validation, five launches each. A third still runs about a thousand
+// small exchanges per round (about 3 us each with the barrier), and large ones stay one per
+// round; the whole sweep then adds about 0.5 s a launch here.
+constexpr double kExchangeBudgetShare = 0.3;
+
 // At the ping-pong's sizes, so that each exchange row lines up with a size factor.
 std::vector<SizeTime> measure_exchange(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
   std::vector<char> out(plan.max_bytes, 1), in(plan.max_bytes);
+  const double seconds = kExchangeBudgetShare * plan.seconds_per_point;
   for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
-    points.push_back({bytes, exchange_pair_point(out, in, bytes, plan.seconds_per_point), {}});
+    points.push_back({bytes, exchange_pair_point(out, in, bytes, seconds), {}});
   return points;
 }
 

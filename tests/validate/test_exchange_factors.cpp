@@ -134,10 +134,9 @@ TEST_CASE("the calibrated YAML carries the exchange sweep held to its model, and
   CHECK(yaml.find("# Exchanges:") > yaml.find("size_factors:"));
   CHECK(yaml.find("# Exchanges:") < yaml.find("nodes:"));
   CHECK((yaml.find("    exchange_factors:\n") != std::string::npos) == kWriteExchangeFactors);
-  if (!kWriteExchangeFactors) {
+  if (!kWriteExchangeFactors)
     CHECK_THAT(yaml, Catch::Contains("    #   - {from_bytes: 0, bandwidth: ") && Catch::Contains(", latency: 1.5}  # 1 .. 2\n"));
-    CHECK_NOTHROW(parse_cluster_config(yaml, "calibrated"));
-  }
+  CHECK_NOTHROW(parse_cluster_config(yaml, "calibrated"));  // what calibrate writes loads, key or comments
   // The key form: a list of {from_bytes, bandwidth, latency} under the link class, the rows' numbers.
   const std::string keyed = calibrated_config_yaml(c, "cpu-test", 2).replace(
       yaml.find("    # Exchanges:"), exchange_factors_yaml(c, kWriteExchangeFactors).size(), exchange_factors_yaml(c, true));
@@ -163,7 +162,7 @@ TEST_CASE("without an exchange sweep (a GPU worker, older samples) nothing about
   CHECK(calibration_summary(c).find("exchanges") == std::string::npos);
 }
 
-TEST_CASE("exchanges merge over launches with their spread and survive the worker's JSON; JSON without them loads") {
+TEST_CASE("exchanges merge over launches with their spread and survive the worker's JSON, and JSON without them loads") {
   std::vector<CalibrationSamples> runs(3, regime_samples());
   runs[1].exchange[4].seconds *= 1.2;
   runs[2].exchange[4].seconds *= 0.9;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {
@@ -27,18 +28,18 @@ struct Resource {
 };
 
 // Messages between ranks on a topology: each pair routed once (a schedule reuses few pairs
-// many times), each message costed by the rule at its size.
+// many times), each message costed by the rule at its size (and as half of an exchange or not).
 class RoutedPairs {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
   RoutedPairs(const Topology& topology, std::uint32_t slices, const Protocol& protocol)
       : topology_(topology), slices_(slices), protocol_(protocol) {}
 
-  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes) {
+  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes, bool exchange_half) {
     auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
     Pair& p = it->second;
     if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_).as_link_cost();
+    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_, exchange_half).as_link_cost();
   }
 
  private:
@@ -52,10 +53,12 @@ class RoutedPairs {
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
-// `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks;
-// `gamma[r]` the seconds per byte of a reduction on rank r.
+// `link(src, dst, bytes, exchange_half)` is the LinkCost a message of `bytes` sees between two
+// ranks; `gamma[r]` the seconds per byte of a reduction on rank r; `halves[id]` whether
+// transfer id is half of an exchange (empty: none is priced apart).
 template <class LinkOf>
-AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const AnalyticOptions& options) {
+AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const std::vector<bool>& halves,
+                   const AnalyticOptions& options) {
   const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
@@ -78,7 +81,8 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
       // A switch reducer has a port per GPU: the one-port model binds ranks only.
       if (options.one_port && !info.is_reducer(t.src)) send_port[t.src].raise(start, why);
       if (options.one_port && !info.is_reducer(t.dst)) recv_port[t.dst].raise(start, why);
-      arrival = start + link(t.src, t.dst, bytes).message_s(bytes);
+      const bool exchange_half = !halves.empty() && halves[id];
+      arrival = start + link(t.src, t.dst, bytes, exchange_half).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
@@ -109,8 +113,8 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
     throw Error(fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node "
                             "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
-  const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
-  return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), options);
+  const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
+  return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), {}, options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
@@ -119,7 +123,8 @@ AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double 
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
   std::vector<double> gamma(s.info().ranks);
   for (Rank r = 0; r < gamma.size(); ++r) gamma[r] = reduction_s_per_byte(topology, r, gamma_s_per_byte);
-  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, options);
+  const std::vector<bool> halves = topology.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
+  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, halves, options);
 }
 
 }  // namespace collsim

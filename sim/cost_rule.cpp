@@ -21,15 +21,15 @@ double payload_of(const Link& link, const Protocol& protocol) {
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                         std::uint32_t slices, const Protocol& protocol) {
+                         std::uint32_t slices, const Protocol& protocol, bool exchange_half) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
   const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(slices, 1);
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
     const bool capacity = link.kind != LinkKind::cable;
-    const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
-    const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes);
+    const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes, exchange_half);
+    const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes, exchange_half);
     alpha_s = std::max(alpha_s, c.alpha_s * start.latency * protocol.startup_factor);
     latency_s += link.latency_s * start.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * payload_of(link, protocol));
@@ -48,8 +48,8 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 }  // namespace
 
 RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
-                     const Protocol& protocol) {
-  return corrected_cost(network, route, bytes, slices, protocol);
+                     const Protocol& protocol, bool exchange_half) {
+  return corrected_cost(network, route, bytes, slices, protocol, exchange_half);
 }
 
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
@@ -71,7 +71,7 @@ double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_
 }
 
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes, const Protocol& protocol) {
-  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol).as_link_cost();
+  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol, false).as_link_cost();
 }
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,

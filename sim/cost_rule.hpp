@@ -17,7 +17,11 @@
 //           factors may make lower than any link's capacity: the flow engine then bounds the
 //           flow, SimGrid sets the communication's rate (Comm::set_rate).
 // Efficiency belongs to the link (framing and protocol take that share of every byte it
-// carries); size factors belong to the message (a small message cannot fill the pipe).
+// carries); size factors belong to the message (a small message cannot fill the pipe). A
+// message that is one half of an exchange (its receiver sends to its sender in the same step:
+// collectives/exchanges.hpp) takes its class's exchange_factors instead, where the class has
+// them: both ranks then send and receive at once, and a CPU rank handles both messages'
+// handshakes and copies on one core (validate/README.md has the measurements).
 // With efficiency 1 and no size factors this is the datasheet rule, unchanged.
 // A run's protocol (sim/protocol.hpp: LL, LL128, Simple) acts on every link alike: each
 // message's alpha times its start-up factor, and every link's rate, alone and shared, times
@@ -55,25 +59,28 @@ struct RouteCost {
 };
 
 // A message of `bytes` alone on `route` (the links it crosses, in order), one of `slices`
-// slices of a pipelined transfer (1: a message on its own), sent with `protocol`.
+// slices of a pipelined transfer (1: a message on its own), sent with `protocol`;
+// `exchange_half`: one half of an exchange (exchange_factors where its classes have them).
 RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
-                     const Protocol& protocol);
+                     const Protocol& protocol, bool exchange_half = false);
 
 // What `link` offers the flows that share it, in data bytes/s under `protocol`.
 double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol);
 
-// A route's cost at the last message size asked. A rank pair mostly sends one size (a ring's
-// chunks), so the engines keep one of these per pair and ask the rule again only when the
-// size changes: the rule stays a function of the size without costing the engines' speed.
+// A route's cost at the last message size (and exchange or not) asked. A rank pair mostly
+// sends one size (a ring's chunks), so the engines keep one of these per pair and ask the rule
+// again only when the size changes: the rule stays a function of the size without costing
+// the engines' speed.
 // The slice count is one per run (a schedule's segments), so it is not part of the key.
 // The protocol, like the slices, is one per run.
 class RouteCostCache {
  public:
   const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                      std::uint32_t slices, const Protocol& protocol) {
-    if (!valid_ || bytes != bytes_) {
-      cost_ = route_cost(network, route, bytes, slices, protocol);
+                      std::uint32_t slices, const Protocol& protocol, bool exchange_half = false) {
+    if (!valid_ || bytes != bytes_ || exchange_half != exchange_half_) {
+      cost_ = route_cost(network, route, bytes, slices, protocol, exchange_half);
       bytes_ = bytes;
+      exchange_half_ = exchange_half;
       valid_ = true;
     }
     return cost_;
@@ -82,6 +89,7 @@ class RouteCostCache {
  private:
   RouteCost cost_;
   std::uint64_t bytes_ = 0;
+  bool exchange_half_ = false;
   bool valid_ = false;
 };
 

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_channels.hpp"
 #include "sim/flow_dependencies.hpp"
@@ -65,6 +66,7 @@ class FlowSimulation {
                        TransferLog(s.size(), options.critical_path || options.timeline ? TransferLog::Keep::records
                                                                                       : TransferLog::Keep::ready_times)) {
     s_ = &s;
+    if (t.network.prices_exchanges()) exchange_halves_ = exchange_halves(s);
     dependencies_.emplace(s, log_);
     if (options.shortcut)
       for (TransferId id = 0; id < s.size(); ++id)
@@ -140,7 +142,7 @@ class FlowSimulation {
       return {x.src, x.dst, x.bytes, x.op};
     }
     const Transfer x = s_->transfer(id);
-    return {x.src, x.dst, s_->transfer_bytes(id), x.op};
+    return {x.src, x.dst, s_->transfer_bytes(id), x.op, !exchange_halves_.empty() && exchange_halves_[id]};
   }
 
   void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t payload = 0) {
@@ -191,7 +193,7 @@ class FlowSimulation {
       flush_exclusive(c);
     }
     if (channels_.exclusive(channel)) {
-      const double startup = channels_.cost(channel, x.bytes).startup_s;
+      const double startup = channels_.cost(channel, x).startup_s;
       return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
@@ -213,7 +215,7 @@ class FlowSimulation {
       start = at.last_arrival_s;
       log_.waited(id, at.last, Waited::channel);
     }
-    const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x.bytes).bandwidth_Bps);
+    const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x).bandwidth_Bps);
     const double arrival = start + double(x.bytes) / rate;
     log_.started(id, start);
     if (links_.timeline()) links_.drained_alone(channels_.channel_links(channel), start, arrival, capacity_, rate);
@@ -399,6 +401,7 @@ class FlowSimulation {
 
   const Schedule* s_ = nullptr;            // held
   const TransferStream* stream_ = nullptr;  // streamed
+  std::vector<bool> exchange_halves_;       // held, where the network prices exchanges apart
   std::uint64_t total_;                    // transfers
   const Topology& t_;
   double gamma_;
@@ -462,6 +465,10 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
   if (stream.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             stream.size()));
+  // A stream does not tell which of its transfers are halves of an exchange (a step's reverse
+  // may come later in it): such a network needs the schedule held.
+  if (topology.network.prices_exchanges())
+    throw Error("a streamed schedule cannot be priced by exchange_factors: hold it (--stream never)");
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
+#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
 #include "sim/flow_record.hpp"
@@ -40,8 +41,10 @@ class PairTable {
   }
   PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
-  // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp).
-  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes, slices_, protocol_); }
+  // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp), half of an exchange or not.
+  const RouteCost& cost(PairRoute& p, std::uint64_t bytes, bool exchange_half) const {
+    return p.cost.at(t_.network, links(p), bytes, slices_, protocol_, exchange_half);
+  }
   double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l, protocol_); }
 
   // Each link carried only its owner's flows.
@@ -90,9 +93,9 @@ class ListTimer {
       : pairs_(t, slices, protocol), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
-  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, Timing& t) {
+  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, bool exchange_half, Timing& t) {
     t.times.start_s = t.times.arrival_s = t.times.ready_s;
-    if (src != dst && !drain(id, src, dst, bytes, t)) return false;
+    if (src != dst && !drain(id, src, dst, bytes, exchange_half, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
     if (!(t.times.arrival_s > reducer_arrival_[dst]))  // reductions must arrive in list order
@@ -120,11 +123,11 @@ class ListTimer {
   }
 
   // After alpha and latency, and after the pair's previous transfer has drained.
-  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Timing& t) {
+  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, bool exchange_half, Timing& t) {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
-    const RouteCost& cost = pairs_.cost(p, bytes);
+    const RouteCost& cost = pairs_.cost(p, bytes, exchange_half);
     t.times.start_s = t.times.ready_s + cost.startup_s;
     if (p.last != kNoTransfer) {
       if (!(t.times.ready_s > p.last_ready_s))  // the engine could order them otherwise
@@ -162,6 +165,7 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
   ListTimer timer(topology, s.info().ranks, s.info().segments, options.protocol, gamma);
+  const std::vector<bool> halves = topology.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
   // Reserved (address space only) and filled as ids come: a schedule declined early (a
   // shared link met in its first step) costs little, not a zeroed record per transfer.
   std::vector<TransferRecord> records;
@@ -181,7 +185,8 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
         t.waited = Waited::dependency;
       }
     }
-    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, t)) return false;
+    const bool exchange_half = !halves.empty() && halves[id];
+    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, exchange_half, t)) return false;
     records.push_back({t.times, t.pred, t.waited});
     finish_rank(result, x.src, x.dst, t.times);
     if (last == kNoTransfer || t.times.done_s > result.time_s) {
@@ -190,7 +195,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
     }
     if (options.timeline && !x.is_local()) {
       PairRoute& p = timer.pairs()[timer.last_pair()];
-      const double rate_Bps = timer.pairs().cost(p, s.transfer_bytes(id)).bandwidth_Bps;
+      const double rate_Bps = timer.pairs().cost(p, s.transfer_bytes(id), exchange_half).bandwidth_Bps;
       for (LinkId l : timer.pairs().links(p)) {
         result.utilization.push_back({t.times.start_s, l, timer.pairs().utilization(l, rate_Bps)});
         result.utilization.push_back({t.times.arrival_s, l, 0});
@@ -248,7 +253,8 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
-    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, t)) {
+    // Streams are never priced by exchange (run_flow refuses a stream on such a network).
+    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, /*exchange_half=*/false, t)) {
       if (declined_because) *declined_because = timer.declined_because();
       return std::nullopt;
     }

@@ -13,6 +13,7 @@
 
 #include <simgrid/forward.h>
 
+#include "collectives/exchanges.hpp"
 #include "collectives/schedule.hpp"
 #include "sim/cost_rule.hpp"
 #include "topologies/topology.hpp"
@@ -45,6 +46,7 @@ class Run {
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
         bell_rung_(schedule.info().endpoints(), false) {
+    if (network_.prices_exchanges()) exchange_halves_ = exchange_halves(schedule);
     open_channels(topology);
     index_successors();
     plan_ranks();
@@ -58,18 +60,24 @@ class Run {
   double startup_s(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).startup_s;
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_,
+                     exchange_half(id))
+        .startup_s;
   }
   // The rate a network transfer's size factors hold it to, when that is below what its links
   // offer (their max-min share could be more); 0: the links alone decide, as SimGrid does.
   double rate_bound_Bps(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).bandwidth_Bps;
+    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_,
+                                   exchange_half(id))
+                             .bandwidth_Bps;
     for (LinkId l : route)
       if (alone >= shared_capacity_Bps(network_, l, protocol_)) return 0;
     return route.empty() ? 0 : alone;
   }
+  // Half of an exchange, where the network prices those apart (collectives/exchanges.hpp).
+  bool exchange_half(TransferId id) const { return !exchange_halves_.empty() && exchange_halves_[id]; }
   std::span<const TransferId> successors(TransferId id) const {
     return {successors_.data() + successor_begin_[id], successors_.data() + successor_begin_[id + 1]};
   }
@@ -138,6 +146,7 @@ class Run {
   const Topology& topology_;
   const Network& network_;
   Protocol protocol_;
+  std::vector<bool> exchange_halves_;  // empty unless the network prices exchanges apart
   double gamma_;
   std::vector<Channel> channels_;
   std::vector<LinkId> route_pool_;         // the channels' routes

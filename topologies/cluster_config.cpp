@@ -121,7 +121,8 @@ LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, 
 LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node) {
   const std::string where = "link_classes." + name;
   in.only_keys(node, where,
-               {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors"});
+               {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors",
+                "exchange_factors"});
   if (node["links"] && !node["technology"])
     in.fail(node["links"], fmt::format("'{}.links' counts the links of a technology: give 'technology' too", where));
   LinkClass c = node["technology"] ? class_from_technology(in, node, where) : LinkClass{};
@@ -132,6 +133,8 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
   if (node["alpha_s"]) c.alpha_s = in.physical(node["alpha_s"], where + ".alpha_s", kTimeRange);
   if (node["efficiency"]) c.efficiency = in.number(node["efficiency"], where + ".efficiency", false);
   if (node["size_factors"]) c.size_factors = read_size_factors(in, node["size_factors"], where + ".size_factors");
+  if (node["exchange_factors"])
+    c.exchange_factors = read_size_factors(in, node["exchange_factors"], where + ".exchange_factors");
   return c;
 }
 

@@ -54,10 +54,10 @@ class RoutedPairs {
 };
 
 // `link(src, dst, bytes, exchange_half)` is the LinkCost a message of `bytes` sees between two
-// ranks; `gamma[r]` the seconds per byte of a reduction on rank r; `halves[id]` whether
-// transfer id is half of an exchange (empty: none is priced apart).
-template <class LinkOf>
-AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const std::vector<bool>& halves,
+// ranks; `gamma(r, bytes)` the seconds per byte of a reduction of `bytes` on rank r;
+// `halves[id]` whether transfer id is half of an exchange (empty: none is priced apart).
+template <class LinkOf, class GammaOf>
+AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const std::vector<bool>& halves,
                    const AnalyticOptions& options) {
   const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
@@ -88,7 +88,7 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
     double finish = arrival;
     if (t.op == Op::reduce && !is_in_network_reduction(info, t)) {  // a switch's reduction is its link
       reducer[t.dst].raise(finish, why);
-      finish += double(bytes) * gamma[t.dst];
+      finish += double(bytes) * gamma(t.dst, bytes);
       reducer[t.dst] = {finish, id};
     }
     done[id] = finish;
@@ -114,15 +114,17 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
                             "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
-  return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), {}, options);
+  const auto gamma = [&cost](Rank, std::uint64_t) { return cost.gamma_s_per_byte; };
+  return run(s, link, gamma, {}, options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
   topology.check_reducers(s);
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
-  std::vector<double> gamma(s.info().ranks);
-  for (Rank r = 0; r < gamma.size(); ++r) gamma[r] = reduction_s_per_byte(topology, r, gamma_s_per_byte);
+  const auto gamma = [&](Rank r, std::uint64_t bytes) {
+    return reduction_s_per_byte(topology, r, gamma_s_per_byte, bytes);
+  };
   const std::vector<bool> halves = topology.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
   return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, halves, options);
 }

@@ -64,10 +64,15 @@ double reduction_rate_cap_Bps(double gamma_s_per_byte) {
   return gamma_s_per_byte > 0 ? kReductionMemoryBytes / gamma_s_per_byte : kNoBottleneck_Bps;
 }
 
-double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte) {
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes) {
+  return gamma_s_per_byte * topology.reduction_factor_at(bytes);
+}
+
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte, std::uint64_t bytes) {
+  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes);
   const LinkId memory = topology.memory_of(rank);
-  if (memory == kNoLink) return gamma_s_per_byte;
-  return std::max(gamma_s_per_byte, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
+  if (memory == kNoLink) return gamma;
+  return std::max(gamma, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
 }
 
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes, const Protocol& protocol) {

@@ -31,7 +31,8 @@
 // holds data, not the wire's lines). A reduction of b bytes moves 3b bytes through it (reads
 // both operands, writes the result) at no more than 3/gamma, its reduction unit's pace: alone
 // it takes b x max(gamma, 3 / memory bandwidth); shared, it takes its max-min share of the
-// memory beside the rank's transfers (docs/semantics.md, "The rank's memory").
+// memory beside the rank's transfers (docs/semantics.md, "The rank's memory"). The cluster's
+// reduction factors scale gamma by the reduction's size (data in cache reduces faster).
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -103,9 +104,14 @@ inline constexpr double kReductionMemoryBytes = 3;
 // The memory rate a rank's reduction unit can draw: 3 / gamma (infinite with gamma 0).
 double reduction_rate_cap_Bps(double gamma_s_per_byte);
 
-// Seconds per byte a reduction on `rank` takes alone: gamma, or with the rank's memory
-// modelled, max(gamma, 3 / its memory bandwidth).
-double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte);
+// The reduction unit's seconds per byte for a reduction of `bytes`: gamma times the cluster's
+// reduction factor at that size (Topology::reduction_factors; 1 without them).
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes);
+
+// Seconds per byte a reduction of `bytes` on `rank` takes alone: reduction_gamma, or with the
+// rank's memory modelled, max(reduction_gamma, 3 / its memory bandwidth).
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte,
+                            std::uint64_t bytes = std::uint64_t(1) << 62);
 
 // What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
 // start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat

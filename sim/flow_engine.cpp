@@ -316,7 +316,7 @@ class FlowSimulation {
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
       if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.reducer_free_s) + double(x.bytes) * gamma_;
+      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes);
       r.reducer_free_s = done;
       r.last_arrival_s = at;
       r.last = id;
@@ -337,7 +337,8 @@ class FlowSimulation {
   void start_reduction(TransferId id, const TransferFacts& x, double now) {
     RankState& r = ranks_[x.dst];
     r.reducer_busy = true;
-    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), reduction_rate_cap_Bps(gamma_));
+    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst),
+                                                        reduction_rate_cap_Bps(reduction_gamma(t_, gamma_, x.bytes)));
     join_links(slot, kReductionMemoryBytes * double(x.bytes), now);
   }
 

@@ -98,10 +98,17 @@ class Run {
   std::uint64_t reduction_memory_bytes(TransferId id) const {
     return std::uint64_t(kReductionMemoryBytes) * schedule_.transfer_bytes(id);
   }
-  // ... held to its reduction unit's pace where that is below the memory's capacity (0: none).
-  double reduction_rate_bound_Bps(Rank r) const {
-    const double cap = reduction_rate_cap_Bps(gamma_);
+  // ... held to its reduction unit's pace at its size where that is below the memory's
+  // capacity (0: none).
+  double reduction_rate_bound_Bps(Rank r, TransferId id) const {
+    const double cap = reduction_rate_cap_Bps(reduction_gamma(topology_, gamma_, schedule_.transfer_bytes(id)));
     return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
+  }
+  // Without memory links, a reduction is an Exec on a host of speed 1/gamma: its flops are its
+  // bytes times its size's reduction factor.
+  double reduction_flops(TransferId id) const {
+    const std::uint64_t bytes = schedule_.transfer_bytes(id);
+    return double(bytes) * topology_.reduction_factor_at(bytes);
   }
   simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 

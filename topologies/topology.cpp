@@ -9,6 +9,15 @@
 
 namespace collsim {
 
+double Topology::reduction_factor_at(std::uint64_t bytes) const {
+  double factor = 1;
+  for (const ReductionFactor& f : reduction_factors) {
+    if (f.from_bytes > bytes) break;
+    factor = f.gamma;
+  }
+  return factor;
+}
+
 std::uint32_t Topology::node_of(Rank r) const {
   const std::uint32_t e = rank_endpoint[r];
   return endpoints_per_node > 0 ? e / endpoints_per_node : e;

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
-#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {
@@ -54,10 +53,10 @@ class RoutedPairs {
 };
 
 // `link(src, dst, bytes, exchange_half)` is the LinkCost a message of `bytes` sees between two
-// ranks; `gamma(r, bytes)` the seconds per byte of a reduction of `bytes` on rank r;
-// `halves[id]` whether transfer id is half of an exchange (empty: none is priced apart).
+// ranks; `gamma(r, bytes, into_sent)` the seconds per byte of a reduction of `bytes` on rank r;
+// `context` which transfers are priced by their neighbours (collectives/transfer_context.hpp).
 template <class LinkOf, class GammaOf>
-AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const std::vector<bool>& halves,
+AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const TransferContext& context,
                    const AnalyticOptions& options) {
   const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
@@ -81,14 +80,13 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const std:
       // A switch reducer has a port per GPU: the one-port model binds ranks only.
       if (options.one_port && !info.is_reducer(t.src)) send_port[t.src].raise(start, why);
       if (options.one_port && !info.is_reducer(t.dst)) recv_port[t.dst].raise(start, why);
-      const bool exchange_half = !halves.empty() && halves[id];
-      arrival = start + link(t.src, t.dst, bytes, exchange_half).message_s(bytes);
+      arrival = start + link(t.src, t.dst, bytes, context.exchange_half(id)).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
     if (t.op == Op::reduce && !is_in_network_reduction(info, t)) {  // a switch's reduction is its link
       reducer[t.dst].raise(finish, why);
-      finish += double(bytes) * gamma(t.dst, bytes);
+      finish += double(bytes) * gamma(t.dst, bytes, context.reduction_into_sent(id));
       reducer[t.dst] = {finish, id};
     }
     done[id] = finish;
@@ -114,7 +112,7 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
                             "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
-  const auto gamma = [&cost](Rank, std::uint64_t) { return cost.gamma_s_per_byte; };
+  const auto gamma = [&cost](Rank, std::uint64_t, bool) { return cost.gamma_s_per_byte; };
   return run(s, link, gamma, {}, options);
 }
 
@@ -122,11 +120,10 @@ AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double 
                             const AnalyticOptions& options) {
   topology.check_reducers(s);
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
-  const auto gamma = [&](Rank r, std::uint64_t bytes) {
-    return reduction_s_per_byte(topology, r, gamma_s_per_byte, bytes);
+  const auto gamma = [&](Rank r, std::uint64_t bytes, bool into_sent) {
+    return reduction_s_per_byte(topology, r, gamma_s_per_byte, bytes, into_sent);
   };
-  const std::vector<bool> halves = topology.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
-  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, halves, options);
+  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, context_for(s, topology), options);
 }
 
 }  // namespace collsim

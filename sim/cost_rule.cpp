@@ -64,12 +64,13 @@ double reduction_rate_cap_Bps(double gamma_s_per_byte) {
   return gamma_s_per_byte > 0 ? kReductionMemoryBytes / gamma_s_per_byte : kNoBottleneck_Bps;
 }
 
-double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes) {
-  return gamma_s_per_byte * topology.reduction_factor_at(bytes);
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, bool into_sent) {
+  return gamma_s_per_byte * topology.reduction_factor_at(bytes, into_sent);
 }
 
-double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte, std::uint64_t bytes) {
-  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes);
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte, std::uint64_t bytes,
+                            bool into_sent) {
+  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes, into_sent);
   const LinkId memory = topology.memory_of(rank);
   if (memory == kNoLink) return gamma;
   return std::max(gamma, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
@@ -95,6 +96,14 @@ CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byt
   // hierarchical-ring assumes ranks n*G..n*G+G-1 share node n; placement decides if they do.
   model.ranks_per_node = topology.endpoints_per_node;
   return model;
+}
+
+TransferContext context_for(const Schedule& schedule, const Topology& topology) {
+  return transfer_context(schedule, topology.network.prices_exchanges(), topology.prices_reductions_into_sent());
+}
+
+bool prices_transfer_context(const Topology& topology) {
+  return topology.network.prices_exchanges() || topology.prices_reductions_into_sent();
 }
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {

@@ -30,7 +30,8 @@ struct TransferFacts {
   Rank src = 0, dst = 0;
   std::uint64_t bytes = 0;
   Op op = Op::copy;
-  bool exchange_half = false;  // priced by exchange_factors (collectives/exchanges.hpp)
+  bool exchange_half = false;  // priced by exchange_factors (collectives/transfer_context.hpp)
+  bool into_sent = false;      // a reduction into sent data: reduction_into_sent_factors
   bool is_local() const { return src == dst; }
 };
 

@@ -23,7 +23,6 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
-#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_channels.hpp"
 #include "sim/flow_dependencies.hpp"
@@ -66,7 +65,7 @@ class FlowSimulation {
                        TransferLog(s.size(), options.critical_path || options.timeline ? TransferLog::Keep::records
                                                                                       : TransferLog::Keep::ready_times)) {
     s_ = &s;
-    if (t.network.prices_exchanges()) exchange_halves_ = exchange_halves(s);
+    context_ = context_for(s, t);
     dependencies_.emplace(s, log_);
     if (options.shortcut)
       for (TransferId id = 0; id < s.size(); ++id)
@@ -142,7 +141,7 @@ class FlowSimulation {
       return {x.src, x.dst, x.bytes, x.op};
     }
     const Transfer x = s_->transfer(id);
-    return {x.src, x.dst, s_->transfer_bytes(id), x.op, !exchange_halves_.empty() && exchange_halves_[id]};
+    return {x.src, x.dst, s_->transfer_bytes(id), x.op, context_.exchange_half(id), context_.reduction_into_sent(id)};
   }
 
   void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t payload = 0) {
@@ -316,7 +315,7 @@ class FlowSimulation {
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
       if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes);
+      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, x.into_sent);
       r.reducer_free_s = done;
       r.last_arrival_s = at;
       r.last = id;
@@ -338,7 +337,7 @@ class FlowSimulation {
     RankState& r = ranks_[x.dst];
     r.reducer_busy = true;
     const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst),
-                                                        reduction_rate_cap_Bps(reduction_gamma(t_, gamma_, x.bytes)));
+                                                        reduction_rate_cap_Bps(reduction_gamma(t_, gamma_, x.bytes, x.into_sent)));
     join_links(slot, kReductionMemoryBytes * double(x.bytes), now);
   }
 
@@ -402,7 +401,7 @@ class FlowSimulation {
 
   const Schedule* s_ = nullptr;            // held
   const TransferStream* stream_ = nullptr;  // streamed
-  std::vector<bool> exchange_halves_;       // held, where the network prices exchanges apart
+  TransferContext context_;                 // held: what the cost rule prices apart
   std::uint64_t total_;                    // transfers
   const Topology& t_;
   double gamma_;
@@ -467,9 +466,10 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             stream.size()));
   // A stream does not tell which of its transfers are halves of an exchange (a step's reverse
-  // may come later in it): such a network needs the schedule held.
-  if (topology.network.prices_exchanges())
-    throw Error("a streamed schedule cannot be priced by exchange_factors: hold it (--stream never)");
+  // may come later in it) or reduce into sent data: such a network needs the schedule held.
+  if (prices_transfer_context(topology))
+    throw Error("a streamed schedule cannot be priced by exchange_factors or reduction_into_sent_factors: hold it "
+                "(--stream never)");
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {
@@ -18,7 +17,7 @@ void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
                          const std::function<TransferRecord(TransferId)>& record, FlowResult& result) {
   std::vector<LinkId> route;
   std::unordered_map<LinkId, CriticalLink> links;
-  const std::vector<bool> halves = t.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
+  const TransferContext context = context_for(s, t);
   for (TransferId id = last; id != kNoTransfer;) {
     const Transfer x = s.transfer(id);
     const TransferRecord r = record(id);
@@ -33,7 +32,7 @@ void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
         ++cl.transfers;
       }
       const std::uint64_t bytes = s.transfer_bytes(id);
-      const bool exchange_half = !halves.empty() && halves[id];
+      const bool exchange_half = context.exchange_half(id);
       c.ideal_drain_s =
           double(bytes) / route_cost(t.network, route, bytes, s.info().segments, result.protocol, exchange_half).bandwidth_Bps;
     }

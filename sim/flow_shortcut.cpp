@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "collectives/error.hpp"
-#include "collectives/exchanges.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
 #include "sim/flow_record.hpp"
@@ -79,6 +78,12 @@ class PairTable {
   std::vector<LinkId> pool_;
 };
 
+// What the cost rule prices a transfer by beyond its size (collectives/transfer_context.hpp).
+struct PricedAs {
+  bool exchange_half = false;
+  bool into_sent = false;
+};
+
 // One transfer's times from its ready time: drain on its pair's channel, then reduce. False
 // when the list order could differ from the event simulation's order.
 struct Timing {
@@ -93,9 +98,9 @@ class ListTimer {
       : pairs_(t, slices, protocol), t_(t), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
-  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, bool exchange_half, Timing& t) {
+  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, PricedAs priced, Timing& t) {
     t.times.start_s = t.times.arrival_s = t.times.ready_s;
-    if (src != dst && !drain(id, src, dst, bytes, exchange_half, t)) return false;
+    if (src != dst && !drain(id, src, dst, bytes, priced.exchange_half, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
     if (!(t.times.arrival_s > reducer_arrival_[dst]))  // reductions must arrive in list order
@@ -104,7 +109,8 @@ class ListTimer {
       t.pred = reducer_last_[dst];
       t.waited = Waited::reducer;
     }
-    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) + double(bytes) * reduction_gamma(t_, gamma_, bytes);
+    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) +
+                     double(bytes) * reduction_gamma(t_, gamma_, bytes, priced.into_sent);
     reducer_free_[dst] = t.times.done_s;
     reducer_arrival_[dst] = t.times.arrival_s;
     reducer_last_[dst] = id;
@@ -166,7 +172,7 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
   ListTimer timer(topology, s.info().ranks, s.info().segments, options.protocol, gamma);
-  const std::vector<bool> halves = topology.network.prices_exchanges() ? exchange_halves(s) : std::vector<bool>{};
+  const TransferContext context = context_for(s, topology);
   // Reserved (address space only) and filled as ids come: a schedule declined early (a
   // shared link met in its first step) costs little, not a zeroed record per transfer.
   std::vector<TransferRecord> records;
@@ -186,8 +192,9 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
         t.waited = Waited::dependency;
       }
     }
-    const bool exchange_half = !halves.empty() && halves[id];
-    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, exchange_half, t)) return false;
+    const bool exchange_half = context.exchange_half(id);
+    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, {exchange_half, context.reduction_into_sent(id)}, t))
+      return false;
     records.push_back({t.times, t.pred, t.waited});
     finish_rank(result, x.src, x.dst, t.times);
     if (last == kNoTransfer || t.times.done_s > result.time_s) {
@@ -254,8 +261,8 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
-    // Streams are never priced by exchange (run_flow refuses a stream on such a network).
-    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, /*exchange_half=*/false, t)) {
+    // Streams are never priced by their context (run_flow refuses a stream on such a network).
+    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, PricedAs{}, t)) {
       if (declined_because) *declined_because = timer.declined_because();
       return std::nullopt;
     }

@@ -13,7 +13,6 @@
 
 #include <simgrid/forward.h>
 
-#include "collectives/exchanges.hpp"
 #include "collectives/schedule.hpp"
 #include "sim/cost_rule.hpp"
 #include "topologies/topology.hpp"
@@ -46,7 +45,7 @@ class Run {
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
         bell_rung_(schedule.info().endpoints(), false) {
-    if (network_.prices_exchanges()) exchange_halves_ = exchange_halves(schedule);
+    context_ = context_for(schedule, topology);
     open_channels(topology);
     index_successors();
     plan_ranks();
@@ -76,8 +75,8 @@ class Run {
       if (alone >= shared_capacity_Bps(network_, l, protocol_)) return 0;
     return route.empty() ? 0 : alone;
   }
-  // Half of an exchange, where the network prices those apart (collectives/exchanges.hpp).
-  bool exchange_half(TransferId id) const { return !exchange_halves_.empty() && exchange_halves_[id]; }
+  // Half of an exchange, where the network prices those apart (collectives/transfer_context.hpp).
+  bool exchange_half(TransferId id) const { return context_.exchange_half(id); }
   std::span<const TransferId> successors(TransferId id) const {
     return {successors_.data() + successor_begin_[id], successors_.data() + successor_begin_[id + 1]};
   }
@@ -101,14 +100,15 @@ class Run {
   // ... held to its reduction unit's pace at its size where that is below the memory's
   // capacity (0: none).
   double reduction_rate_bound_Bps(Rank r, TransferId id) const {
-    const double cap = reduction_rate_cap_Bps(reduction_gamma(topology_, gamma_, schedule_.transfer_bytes(id)));
+    const double cap = reduction_rate_cap_Bps(
+        reduction_gamma(topology_, gamma_, schedule_.transfer_bytes(id), context_.reduction_into_sent(id)));
     return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
   }
   // Without memory links, a reduction is an Exec on a host of speed 1/gamma: its flops are its
   // bytes times its size's reduction factor.
   double reduction_flops(TransferId id) const {
     const std::uint64_t bytes = schedule_.transfer_bytes(id);
-    return double(bytes) * topology_.reduction_factor_at(bytes);
+    return double(bytes) * topology_.reduction_factor_at(bytes, context_.reduction_into_sent(id));
   }
   simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 
@@ -153,7 +153,7 @@ class Run {
   const Topology& topology_;
   const Network& network_;
   Protocol protocol_;
-  std::vector<bool> exchange_halves_;  // empty unless the network prices exchanges apart
+  TransferContext context_;  // what the cost rule prices apart
   double gamma_;
   std::vector<Channel> channels_;
   std::vector<LinkId> route_pool_;         // the channels' routes

@@ -9,9 +9,11 @@
 
 namespace collsim {
 
-double Topology::reduction_factor_at(std::uint64_t bytes) const {
+double Topology::reduction_factor_at(std::uint64_t bytes, bool into_sent) const {
+  const std::vector<ReductionFactor>& table =
+      into_sent && !reduction_into_sent_factors.empty() ? reduction_into_sent_factors : reduction_factors;
   double factor = 1;
-  for (const ReductionFactor& f : reduction_factors) {
+  for (const ReductionFactor& f : table) {
     if (f.from_bytes > bytes) break;
     factor = f.gamma;
   }

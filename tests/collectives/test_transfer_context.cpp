@@ -1,11 +1,11 @@
-// tests/collectives/test_exchanges.cpp — which transfers are halves of an exchange: a message
-// whose receiver sends to its sender in the same step (collectives/exchanges.hpp).
+// tests/collectives/test_transfer_context.cpp — which transfers are halves of an exchange: a message
+// whose receiver sends to its sender in the same step (collectives/transfer_context.hpp).
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "collectives/algorithm.hpp"
-#include "collectives/exchanges.hpp"
+#include "collectives/transfer_context.hpp"
 
 using namespace collsim;
 
@@ -71,4 +71,44 @@ TEST_CASE("a reverse message in another step is no exchange") {
   s.append(0, b, 1, b, Op::copy, 1, first);
   const std::vector<bool> halves = exchange_halves(s);
   CHECK(halves == std::vector<bool>{false, true, true, true});
+}
+
+TEST_CASE("recursive doubling reduces into the buffer it has just sent; ring, Rabenseifner and the trees do not") {
+  const auto reductions = [](const Schedule& s) {
+    const std::vector<bool> into_sent = reductions_into_sent(s);
+    REQUIRE(into_sent.size() == s.size());
+    std::size_t yes = 0, no = 0;
+    for (TransferId id = 0; id < s.size(); ++id) {
+      if (s.transfer(id).op != Op::reduce) {
+        CHECK_FALSE(into_sent[id]);
+        continue;
+      }
+      (into_sent[id] ? yes : no) += 1;
+    }
+    return std::pair{yes, no};
+  };
+  for (Rank p : {2u, 4u, 8u}) {
+    INFO("P = " << p);
+    const auto [yes, no] = reductions(allreduce("recursive-doubling", p));
+    CHECK(yes > 0);
+    CHECK(no == 0);
+    for (const char* algorithm : {"ring", "rabenseifner", "tree", "naive", "binomial", "two-tree"}) {
+      INFO(algorithm);
+      CHECK(reductions(allreduce(algorithm, p)).first == 0);
+    }
+  }
+}
+
+TEST_CASE("a transfer context is computed only where it is asked for") {
+  const Schedule s = allreduce("recursive-doubling", 2);
+  const TransferContext none = transfer_context(s, false, false);
+  CHECK(none.halves.empty());
+  CHECK(none.into_sent.empty());
+  const TransferContext both = transfer_context(s, true, true);
+  CHECK(both.halves == exchange_halves(s));
+  CHECK(both.into_sent == reductions_into_sent(s));
+  for (TransferId id = 0; id < s.size(); ++id) {
+    CHECK_FALSE(none.exchange_half(id));
+    CHECK(both.reduction_into_sent(id) == (s.transfer(id).op == Op::reduce));
+  }
 }

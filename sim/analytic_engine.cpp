@@ -27,18 +27,18 @@ struct Resource {
 };
 
 // Messages between ranks on a topology: each pair routed once (a schedule reuses few pairs
-// many times), each message costed by the rule at its size.
+// many times), each message costed by the rule at its size (and as half of an exchange or not).
 class RoutedPairs {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
   RoutedPairs(const Topology& topology, std::uint32_t slices, const Protocol& protocol)
       : topology_(topology), slices_(slices), protocol_(protocol) {}
 
-  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes) {
+  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes, bool exchange_half) {
     auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
     Pair& p = it->second;
     if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_).as_link_cost();
+    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_, exchange_half).as_link_cost();
   }
 
  private:
@@ -52,10 +52,12 @@ class RoutedPairs {
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
-// `link(src, dst, bytes)` is the LinkCost a message of `bytes` sees between two ranks;
-// `gamma[r]` the seconds per byte of a reduction on rank r.
-template <class LinkOf>
-AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& gamma, const AnalyticOptions& options) {
+// `link(src, dst, bytes, exchange_half)` is the LinkCost a message of `bytes` sees between two
+// ranks; `gamma(r, bytes, into_sent)` the seconds per byte of a reduction of `bytes` on rank r;
+// `context` which transfers are priced by their neighbours (collectives/transfer_context.hpp).
+template <class LinkOf, class GammaOf>
+AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const TransferContext& context,
+                   const AnalyticOptions& options) {
   const ScheduleInfo& info = s.info();
   std::vector<double> done(s.size());
   std::vector<TransferId> cause(s.size(), kNoTransfer);
@@ -78,13 +80,13 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, const std::vector<double>& 
       // A switch reducer has a port per GPU: the one-port model binds ranks only.
       if (options.one_port && !info.is_reducer(t.src)) send_port[t.src].raise(start, why);
       if (options.one_port && !info.is_reducer(t.dst)) recv_port[t.dst].raise(start, why);
-      arrival = start + link(t.src, t.dst, bytes).message_s(bytes);
+      arrival = start + link(t.src, t.dst, bytes, context.exchange_half(id)).message_s(bytes);
       send_port[t.src] = recv_port[t.dst] = {arrival, id};
     }
     double finish = arrival;
     if (t.op == Op::reduce && !is_in_network_reduction(info, t)) {  // a switch's reduction is its link
       reducer[t.dst].raise(finish, why);
-      finish += double(bytes) * gamma[t.dst];
+      finish += double(bytes) * gamma(t.dst, bytes, context.reduction_into_sent(id));
       reducer[t.dst] = {finish, id};
     }
     done[id] = finish;
@@ -109,17 +111,19 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
     throw Error(fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node "
                             "switch reduces (--preset dgx-h100)", s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
-  const auto link = [&sent](Rank a, Rank b, std::uint64_t) -> const LinkCost& { return sent.link(a, b); };
-  return run(s, link, std::vector<double>(s.info().ranks, cost.gamma_s_per_byte), options);
+  const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
+  const auto gamma = [&cost](Rank, std::uint64_t, bool) { return cost.gamma_s_per_byte; };
+  return run(s, link, gamma, {}, options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
   topology.check_reducers(s);
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
-  std::vector<double> gamma(s.info().ranks);
-  for (Rank r = 0; r < gamma.size(); ++r) gamma[r] = reduction_s_per_byte(topology, r, gamma_s_per_byte);
-  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, options);
+  const auto gamma = [&](Rank r, std::uint64_t bytes, bool into_sent) {
+    return reduction_s_per_byte(topology, r, gamma_s_per_byte, bytes, into_sent);
+  };
+  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, context_for(s, topology), options);
 }
 
 }  // namespace collsim

@@ -21,15 +21,15 @@ double payload_of(const Link& link, const Protocol& protocol) {
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                         std::uint32_t slices, const Protocol& protocol) {
+                         std::uint32_t slices, const Protocol& protocol, bool exchange_half) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
   const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(slices, 1);
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
     const bool capacity = link.kind != LinkKind::cable;
-    const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes);
-    const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes);
+    const SizeFactor start = capacity ? SizeFactor{} : c.factor_at(bytes, exchange_half);
+    const SizeFactor stream = capacity || transfer_bytes == bytes ? start : c.factor_at(transfer_bytes, exchange_half);
     alpha_s = std::max(alpha_s, c.alpha_s * start.latency * protocol.startup_factor);
     latency_s += link.latency_s * start.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * payload_of(link, protocol));
@@ -48,8 +48,8 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 }  // namespace
 
 RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
-                     const Protocol& protocol) {
-  return corrected_cost(network, route, bytes, slices, protocol);
+                     const Protocol& protocol, bool exchange_half) {
+  return corrected_cost(network, route, bytes, slices, protocol, exchange_half);
 }
 
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
@@ -64,14 +64,20 @@ double reduction_rate_cap_Bps(double gamma_s_per_byte) {
   return gamma_s_per_byte > 0 ? kReductionMemoryBytes / gamma_s_per_byte : kNoBottleneck_Bps;
 }
 
-double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte) {
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, bool into_sent) {
+  return gamma_s_per_byte * topology.reduction_factor_at(bytes, into_sent);
+}
+
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte, std::uint64_t bytes,
+                            bool into_sent) {
+  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes, into_sent);
   const LinkId memory = topology.memory_of(rank);
-  if (memory == kNoLink) return gamma_s_per_byte;
-  return std::max(gamma_s_per_byte, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
+  if (memory == kNoLink) return gamma;
+  return std::max(gamma, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
 }
 
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes, const Protocol& protocol) {
-  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol).as_link_cost();
+  return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol, false).as_link_cost();
 }
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
@@ -90,6 +96,14 @@ CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byt
   // hierarchical-ring assumes ranks n*G..n*G+G-1 share node n; placement decides if they do.
   model.ranks_per_node = topology.endpoints_per_node;
   return model;
+}
+
+TransferContext context_for(const Schedule& schedule, const Topology& topology) {
+  return transfer_context(schedule, topology.network.prices_exchanges(), topology.prices_reductions_into_sent());
+}
+
+bool prices_transfer_context(const Topology& topology) {
+  return topology.network.prices_exchanges() || topology.prices_reductions_into_sent();
 }
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {

@@ -17,7 +17,11 @@
 //           factors may make lower than any link's capacity: the flow engine then bounds the
 //           flow, SimGrid sets the communication's rate (Comm::set_rate).
 // Efficiency belongs to the link (framing and protocol take that share of every byte it
-// carries); size factors belong to the message (a small message cannot fill the pipe).
+// carries); size factors belong to the message (a small message cannot fill the pipe). A
+// message that is one half of an exchange (its receiver sends to its sender in the same step:
+// collectives/transfer_context.hpp) takes its class's exchange_factors instead, where the class has
+// them: both ranks then send and receive at once, and a CPU rank handles both messages'
+// handshakes and copies on one core (validate/README.md has the measurements).
 // With efficiency 1 and no size factors this is the datasheet rule, unchanged.
 // A run's protocol (sim/protocol.hpp: LL, LL128, Simple) acts on every link alike: each
 // message's alpha times its start-up factor, and every link's rate, alone and shared, times
@@ -27,7 +31,9 @@
 // holds data, not the wire's lines). A reduction of b bytes moves 3b bytes through it (reads
 // both operands, writes the result) at no more than 3/gamma, its reduction unit's pace: alone
 // it takes b x max(gamma, 3 / memory bandwidth); shared, it takes its max-min share of the
-// memory beside the rank's transfers (docs/semantics.md, "The rank's memory").
+// memory beside the rank's transfers (docs/semantics.md, "The rank's memory"). The cluster's
+// reduction factors scale gamma by the reduction's size (data in cache reduces faster), and
+// its reduction_into_sent_factors for a reduction into data its rank has just sent.
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -36,6 +42,7 @@
 #include <span>
 
 #include "collectives/cost_model.hpp"
+#include "collectives/transfer_context.hpp"
 #include "sim/protocol.hpp"
 #include "topologies/network.hpp"
 #include "topologies/topology.hpp"
@@ -55,25 +62,28 @@ struct RouteCost {
 };
 
 // A message of `bytes` alone on `route` (the links it crosses, in order), one of `slices`
-// slices of a pipelined transfer (1: a message on its own), sent with `protocol`.
+// slices of a pipelined transfer (1: a message on its own), sent with `protocol`;
+// `exchange_half`: one half of an exchange (exchange_factors where its classes have them).
 RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
-                     const Protocol& protocol);
+                     const Protocol& protocol, bool exchange_half = false);
 
 // What `link` offers the flows that share it, in data bytes/s under `protocol`.
 double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol);
 
-// A route's cost at the last message size asked. A rank pair mostly sends one size (a ring's
-// chunks), so the engines keep one of these per pair and ask the rule again only when the
-// size changes: the rule stays a function of the size without costing the engines' speed.
+// A route's cost at the last message size (and exchange or not) asked. A rank pair mostly
+// sends one size (a ring's chunks), so the engines keep one of these per pair and ask the rule
+// again only when the size changes: the rule stays a function of the size without costing
+// the engines' speed.
 // The slice count is one per run (a schedule's segments), so it is not part of the key.
 // The protocol, like the slices, is one per run.
 class RouteCostCache {
  public:
   const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                      std::uint32_t slices, const Protocol& protocol) {
-    if (!valid_ || bytes != bytes_) {
-      cost_ = route_cost(network, route, bytes, slices, protocol);
+                      std::uint32_t slices, const Protocol& protocol, bool exchange_half = false) {
+    if (!valid_ || bytes != bytes_ || exchange_half != exchange_half_) {
+      cost_ = route_cost(network, route, bytes, slices, protocol, exchange_half);
       bytes_ = bytes;
+      exchange_half_ = exchange_half;
       valid_ = true;
     }
     return cost_;
@@ -82,6 +92,7 @@ class RouteCostCache {
  private:
   RouteCost cost_;
   std::uint64_t bytes_ = 0;
+  bool exchange_half_ = false;
   bool valid_ = false;
 };
 
@@ -95,9 +106,16 @@ inline constexpr double kReductionMemoryBytes = 3;
 // The memory rate a rank's reduction unit can draw: 3 / gamma (infinite with gamma 0).
 double reduction_rate_cap_Bps(double gamma_s_per_byte);
 
-// Seconds per byte a reduction on `rank` takes alone: gamma, or with the rank's memory
-// modelled, max(gamma, 3 / its memory bandwidth).
-double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte);
+// The reduction unit's seconds per byte for a reduction of `bytes`: gamma times the cluster's
+// reduction factor at that size (Topology::reduction_factors; 1 without them); `into_sent`: a
+// reduction into data its rank has just sent (collectives/transfer_context.hpp), which takes
+// reduction_into_sent_factors where the cluster has them.
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, bool into_sent = false);
+
+// Seconds per byte a reduction of `bytes` on `rank` takes alone: reduction_gamma, or with the
+// rank's memory modelled, max(reduction_gamma, 3 / its memory bandwidth).
+double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte,
+                            std::uint64_t bytes = std::uint64_t(1) << 62, bool into_sent = false);
 
 // What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
 // start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat
@@ -112,6 +130,15 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 // node size.
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
                                 std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
+
+// Which of a schedule's transfers the rule prices apart on this topology: exchange halves
+// where a link class has exchange_factors, reductions into sent data where the cluster has
+// reduction_into_sent_factors (collectives/transfer_context.hpp); nothing is computed for the
+// rest.
+TransferContext context_for(const Schedule& schedule, const Topology& topology);
+// Whether it prices any transfer by its context: a stream cannot tell it, so such a topology
+// holds its schedules.
+bool prices_transfer_context(const Topology& topology);
 
 // 1 / the most data a rank can move per second through its own links under `protocol`: the
 // smaller of the summed capacities of the links leaving its vertex and of those entering it.

@@ -30,6 +30,8 @@ struct TransferFacts {
   Rank src = 0, dst = 0;
   std::uint64_t bytes = 0;
   Op op = Op::copy;
+  bool exchange_half = false;  // priced by exchange_factors (collectives/transfer_context.hpp)
+  bool into_sent = false;      // a reduction into sent data: reduction_into_sent_factors
   bool is_local() const { return src == dst; }
 };
 
@@ -116,8 +118,9 @@ class FlowChannels {
   }
   // A message of `bytes` alone on an exclusive channel's route (sim/cost_rule.hpp), and the
   // rate it drains at: the bandwidth alone, capped by the route's smallest link capacity.
-  const RouteCost& cost(std::uint32_t channel, std::uint64_t bytes) {
-    return channels_[channel].cost.at(topology_.network, channel_links(channel), bytes, slices_, protocol_);
+  const RouteCost& cost(std::uint32_t channel, const TransferFacts& x) {
+    return channels_[channel].cost.at(topology_.network, channel_links(channel), x.bytes, slices_, protocol_,
+                                      x.exchange_half);
   }
   double drain_rate_Bps(std::uint32_t channel, double alone_Bps) const {
     return std::min(alone_Bps, channels_[channel].smallest_capacity_Bps);

@@ -65,6 +65,7 @@ class FlowSimulation {
                        TransferLog(s.size(), options.critical_path || options.timeline ? TransferLog::Keep::records
                                                                                       : TransferLog::Keep::ready_times)) {
     s_ = &s;
+    context_ = context_for(s, t);
     dependencies_.emplace(s, log_);
     if (options.shortcut)
       for (TransferId id = 0; id < s.size(); ++id)
@@ -140,7 +141,7 @@ class FlowSimulation {
       return {x.src, x.dst, x.bytes, x.op};
     }
     const Transfer x = s_->transfer(id);
-    return {x.src, x.dst, s_->transfer_bytes(id), x.op};
+    return {x.src, x.dst, s_->transfer_bytes(id), x.op, context_.exchange_half(id), context_.reduction_into_sent(id)};
   }
 
   void push(double time, EventKind kind, TransferId id, std::uint32_t slot = 0, std::uint32_t payload = 0) {
@@ -191,7 +192,7 @@ class FlowSimulation {
       flush_exclusive(c);
     }
     if (channels_.exclusive(channel)) {
-      const double startup = channels_.cost(channel, x.bytes).startup_s;
+      const double startup = channels_.cost(channel, x).startup_s;
       return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
@@ -213,7 +214,7 @@ class FlowSimulation {
       start = at.last_arrival_s;
       log_.waited(id, at.last, Waited::channel);
     }
-    const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x.bytes).bandwidth_Bps);
+    const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x).bandwidth_Bps);
     const double arrival = start + double(x.bytes) / rate;
     log_.started(id, start);
     if (links_.timeline()) links_.drained_alone(channels_.channel_links(channel), start, arrival, capacity_, rate);
@@ -314,7 +315,7 @@ class FlowSimulation {
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
       if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.reducer_free_s) + double(x.bytes) * gamma_;
+      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, x.into_sent);
       r.reducer_free_s = done;
       r.last_arrival_s = at;
       r.last = id;
@@ -335,7 +336,8 @@ class FlowSimulation {
   void start_reduction(TransferId id, const TransferFacts& x, double now) {
     RankState& r = ranks_[x.dst];
     r.reducer_busy = true;
-    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), reduction_rate_cap_Bps(gamma_));
+    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst),
+                                                        reduction_rate_cap_Bps(reduction_gamma(t_, gamma_, x.bytes, x.into_sent)));
     join_links(slot, kReductionMemoryBytes * double(x.bytes), now);
   }
 
@@ -399,6 +401,7 @@ class FlowSimulation {
 
   const Schedule* s_ = nullptr;            // held
   const TransferStream* stream_ = nullptr;  // streamed
+  TransferContext context_;                 // held: what the cost rule prices apart
   std::uint64_t total_;                    // transfers
   const Topology& t_;
   double gamma_;
@@ -462,6 +465,11 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
   if (stream.size() > kIdMask)
     throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
                             stream.size()));
+  // A stream does not tell which of its transfers are halves of an exchange (a step's reverse
+  // may come later in it) or reduce into sent data: such a network needs the schedule held.
+  if (prices_transfer_context(topology))
+    throw Error("a streamed schedule cannot be priced by exchange_factors or reduction_into_sent_factors: hold it "
+                "(--stream never)");
   const auto count = [&](std::uint64_t id) {
     if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
   };

@@ -17,6 +17,7 @@ void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
                          const std::function<TransferRecord(TransferId)>& record, FlowResult& result) {
   std::vector<LinkId> route;
   std::unordered_map<LinkId, CriticalLink> links;
+  const TransferContext context = context_for(s, t);
   for (TransferId id = last; id != kNoTransfer;) {
     const Transfer x = s.transfer(id);
     const TransferRecord r = record(id);
@@ -31,7 +32,9 @@ void trace_critical_path(const Schedule& s, const Topology& t, TransferId last,
         ++cl.transfers;
       }
       const std::uint64_t bytes = s.transfer_bytes(id);
-      c.ideal_drain_s = double(bytes) / route_cost(t.network, route, bytes, s.info().segments, result.protocol).bandwidth_Bps;
+      const bool exchange_half = context.exchange_half(id);
+      c.ideal_drain_s =
+          double(bytes) / route_cost(t.network, route, bytes, s.info().segments, result.protocol, exchange_half).bandwidth_Bps;
     }
     result.critical_path.push_back(c);
     id = r.waited == Waited::nothing ? kNoTransfer : r.pred;

@@ -40,8 +40,10 @@ class PairTable {
   }
   PairRoute& operator[](std::uint32_t i) { return pairs_[i]; }
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
-  // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp).
-  const RouteCost& cost(PairRoute& p, std::uint64_t bytes) const { return p.cost.at(t_.network, links(p), bytes, slices_, protocol_); }
+  // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp), half of an exchange or not.
+  const RouteCost& cost(PairRoute& p, std::uint64_t bytes, bool exchange_half) const {
+    return p.cost.at(t_.network, links(p), bytes, slices_, protocol_, exchange_half);
+  }
   double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l, protocol_); }
 
   // Each link carried only its owner's flows.
@@ -76,6 +78,12 @@ class PairTable {
   std::vector<LinkId> pool_;
 };
 
+// What the cost rule prices a transfer by beyond its size (collectives/transfer_context.hpp).
+struct PricedAs {
+  bool exchange_half = false;
+  bool into_sent = false;
+};
+
 // One transfer's times from its ready time: drain on its pair's channel, then reduce. False
 // when the list order could differ from the event simulation's order.
 struct Timing {
@@ -87,12 +95,12 @@ struct Timing {
 class ListTimer {
  public:
   ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, const Protocol& protocol, double gamma)
-      : pairs_(t, slices, protocol), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
+      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
-  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, Timing& t) {
+  bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, PricedAs priced, Timing& t) {
     t.times.start_s = t.times.arrival_s = t.times.ready_s;
-    if (src != dst && !drain(id, src, dst, bytes, t)) return false;
+    if (src != dst && !drain(id, src, dst, bytes, priced.exchange_half, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
     if (!(t.times.arrival_s > reducer_arrival_[dst]))  // reductions must arrive in list order
@@ -101,7 +109,8 @@ class ListTimer {
       t.pred = reducer_last_[dst];
       t.waited = Waited::reducer;
     }
-    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) + double(bytes) * gamma_;
+    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) +
+                     double(bytes) * reduction_gamma(t_, gamma_, bytes, priced.into_sent);
     reducer_free_[dst] = t.times.done_s;
     reducer_arrival_[dst] = t.times.arrival_s;
     reducer_last_[dst] = id;
@@ -120,11 +129,11 @@ class ListTimer {
   }
 
   // After alpha and latency, and after the pair's previous transfer has drained.
-  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Timing& t) {
+  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, bool exchange_half, Timing& t) {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
-    const RouteCost& cost = pairs_.cost(p, bytes);
+    const RouteCost& cost = pairs_.cost(p, bytes, exchange_half);
     t.times.start_s = t.times.ready_s + cost.startup_s;
     if (p.last != kNoTransfer) {
       if (!(t.times.ready_s > p.last_ready_s))  // the engine could order them otherwise
@@ -146,6 +155,7 @@ class ListTimer {
   }
 
   PairTable pairs_;
+  const Topology& t_;
   double gamma_;
   std::vector<double> reducer_free_, reducer_arrival_;
   std::vector<TransferId> reducer_last_;
@@ -162,6 +172,7 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
   ListTimer timer(topology, s.info().ranks, s.info().segments, options.protocol, gamma);
+  const TransferContext context = context_for(s, topology);
   // Reserved (address space only) and filled as ids come: a schedule declined early (a
   // shared link met in its first step) costs little, not a zeroed record per transfer.
   std::vector<TransferRecord> records;
@@ -181,7 +192,9 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
         t.waited = Waited::dependency;
       }
     }
-    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, t)) return false;
+    const bool exchange_half = context.exchange_half(id);
+    if (!timer.time(id, x.src, x.dst, s.transfer_bytes(id), x.op, {exchange_half, context.reduction_into_sent(id)}, t))
+      return false;
     records.push_back({t.times, t.pred, t.waited});
     finish_rank(result, x.src, x.dst, t.times);
     if (last == kNoTransfer || t.times.done_s > result.time_s) {
@@ -190,7 +203,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
     }
     if (options.timeline && !x.is_local()) {
       PairRoute& p = timer.pairs()[timer.last_pair()];
-      const double rate_Bps = timer.pairs().cost(p, s.transfer_bytes(id)).bandwidth_Bps;
+      const double rate_Bps = timer.pairs().cost(p, s.transfer_bytes(id), exchange_half).bandwidth_Bps;
       for (LinkId l : timer.pairs().links(p)) {
         result.utilization.push_back({t.times.start_s, l, timer.pairs().utilization(l, rate_Bps)});
         result.utilization.push_back({t.times.arrival_s, l, 0});
@@ -248,7 +261,8 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
-    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, t)) {
+    // Streams are never priced by their context (run_flow refuses a stream on such a network).
+    if (!timer.time(id, x.src, x.dst, x.bytes, x.op, PricedAs{}, t)) {
       if (declined_because) *declined_because = timer.declined_because();
       return std::nullopt;
     }

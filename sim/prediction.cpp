@@ -74,6 +74,9 @@ std::string why_not_streamed(const PredictionRequest& r, std::string_view algori
     return fmt::format("the {} engine needs the schedule held; the flow engine {}", r.engine,
                        r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
   if (r.on_flow_run) return "--detail and --trace need the schedule held; without them the flow engine streams it";
+  if (r.topology && prices_transfer_context(*r.topology))
+    return "the cluster prices exchanges or reductions into sent data apart (exchange_factors, "
+           "reduction_into_sent_factors), which needs the schedule held";
   try {
     factory(sr);
   } catch (const Error& e) {

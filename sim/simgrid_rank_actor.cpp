@@ -153,7 +153,7 @@ class RankActor {
     reducing_ = reductions_.front();
     reductions_.pop_front();
     if (run_.models_memory()) return reduce_through_memory();
-    reduction_ = sg4::this_actor::exec_async(double(run_.schedule().transfer_bytes(reducing_)));
+    reduction_ = sg4::this_actor::exec_async(run_.reduction_flops(reducing_));
   }
 
   // The ranks' memory modelled: the reduction's bytes go from this rank to itself across its
@@ -163,7 +163,7 @@ class RankActor {
     sg4::Mailbox* memory = run_.memory(rank_);
     memory_get_ = memory->get_async<void>(&memory_payload_);
     const sg4::CommPtr put = memory->put_init(as_payload(reducing_), run_.reduction_memory_bytes(reducing_));
-    if (const double bound = run_.reduction_rate_bound_Bps(rank_); bound > 0) put->set_rate(bound);
+    if (const double bound = run_.reduction_rate_bound_Bps(rank_, reducing_); bound > 0) put->set_rate(bound);
     put->start();
     reduction_ = put;
   }

@@ -45,6 +45,7 @@ class Run {
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
         bell_rung_(schedule.info().endpoints(), false) {
+    context_ = context_for(schedule, topology);
     open_channels(topology);
     index_successors();
     plan_ranks();
@@ -58,18 +59,24 @@ class Run {
   double startup_s(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).startup_s;
+    return c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_,
+                     exchange_half(id))
+        .startup_s;
   }
   // The rate a network transfer's size factors hold it to, when that is below what its links
   // offer (their max-min share could be more); 0: the links alone decide, as SimGrid does.
   double rate_bound_Bps(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
     const std::span<const LinkId> route{route_pool_.data() + c.route_begin, c.route_length};
-    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_).bandwidth_Bps;
+    const double alone = c.cost.at(network_, route, schedule_.transfer_bytes(id), schedule_.info().segments, protocol_,
+                                   exchange_half(id))
+                             .bandwidth_Bps;
     for (LinkId l : route)
       if (alone >= shared_capacity_Bps(network_, l, protocol_)) return 0;
     return route.empty() ? 0 : alone;
   }
+  // Half of an exchange, where the network prices those apart (collectives/transfer_context.hpp).
+  bool exchange_half(TransferId id) const { return context_.exchange_half(id); }
   std::span<const TransferId> successors(TransferId id) const {
     return {successors_.data() + successor_begin_[id], successors_.data() + successor_begin_[id + 1]};
   }
@@ -90,10 +97,18 @@ class Run {
   std::uint64_t reduction_memory_bytes(TransferId id) const {
     return std::uint64_t(kReductionMemoryBytes) * schedule_.transfer_bytes(id);
   }
-  // ... held to its reduction unit's pace where that is below the memory's capacity (0: none).
-  double reduction_rate_bound_Bps(Rank r) const {
-    const double cap = reduction_rate_cap_Bps(gamma_);
+  // ... held to its reduction unit's pace at its size where that is below the memory's
+  // capacity (0: none).
+  double reduction_rate_bound_Bps(Rank r, TransferId id) const {
+    const double cap = reduction_rate_cap_Bps(
+        reduction_gamma(topology_, gamma_, schedule_.transfer_bytes(id), context_.reduction_into_sent(id)));
     return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
+  }
+  // Without memory links, a reduction is an Exec on a host of speed 1/gamma: its flops are its
+  // bytes times its size's reduction factor.
+  double reduction_flops(TransferId id) const {
+    const std::uint64_t bytes = schedule_.transfer_bytes(id);
+    return double(bytes) * topology_.reduction_factor_at(bytes, context_.reduction_into_sent(id));
   }
   simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 
@@ -138,6 +153,7 @@ class Run {
   const Topology& topology_;
   const Network& network_;
   Protocol protocol_;
+  TransferContext context_;  // what the cost rule prices apart
   double gamma_;
   std::vector<Channel> channels_;
   std::vector<LinkId> route_pool_;         // the channels' routes

@@ -10,6 +10,7 @@
 
 #include "collectives/error.hpp"
 #include "collectives/units.hpp"
+#include "sim/cost_rule.hpp"
 
 namespace collsim {
 namespace {
@@ -86,11 +87,12 @@ void ChromeTrace::add_run(const std::string& name, const Schedule& schedule, con
   const int pid = ++runs_;
   event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": {}}}}})", pid, quoted(name)));
   event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_sort_index", "args": {{"sort_index": {}}}}})", pid, pid));
-  add_rank_tracks(pid, schedule, result, gamma);
+  add_rank_tracks(pid, schedule, topology, result, gamma);
   add_link_tracks(pid, topology, result);
 }
 
-void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& result, double gamma) {
+void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& topology, const FlowResult& result,
+                                  double gamma) {
   const Rank ranks = s.info().endpoints();  // switch reducers get tracks after the ranks'
   std::vector<std::vector<Slice>> per_rank(ranks);
   for (TransferId id = 0; id < s.size(); ++id) {
@@ -107,7 +109,7 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const FlowResult& 
                                              micros(t.ready_s), micros(t.arrival_s - t.ready_s), args)});
     }
     if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
-      const double begin = t.done_s - double(bytes) * gamma;
+      const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes);
       per_rank[x.dst].push_back({begin, t.done_s,
                                  fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
                                              quoted(fmt::format("reduce from {}", x.src)), micros(begin),

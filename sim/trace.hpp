@@ -34,7 +34,8 @@ class ChromeTrace {
  private:
   void write(std::string_view text);
   void event(const std::string& json);
-  void add_rank_tracks(int pid, const Schedule& schedule, const FlowResult& result, double gamma);
+  void add_rank_tracks(int pid, const Schedule& schedule, const Topology& topology, const FlowResult& result,
+                       double gamma);
   void add_link_tracks(int pid, const Topology& topology, const FlowResult& result);
 
   std::string path_;

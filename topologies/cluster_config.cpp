@@ -84,6 +84,30 @@ std::vector<SizeFactor> read_size_factors(const ConfigReader& in, const YAML::No
   return rows;
 }
 
+// `reduction_factors: [{from_bytes: 0, gamma: 0.4}, {from_bytes: 4M, gamma: 1}]` (or
+// reduction_into_sent_factors, named by `where`): by increasing from_bytes, the first at 0,
+// each factor in (0, 10000].
+std::vector<ReductionFactor> read_reduction_factors(const ConfigReader& in, const YAML::Node& node,
+                                                   const std::string& where) {
+  if (!node.IsSequence() || node.size() == 0) in.fail(node, fmt::format("'{}' must be a list of {{from_bytes, gamma}}", where));
+  std::vector<ReductionFactor> rows;
+  for (const YAML::Node& row : node) {
+    in.only_keys(row, where, {"from_bytes", "gamma"});
+    ReductionFactor f;
+    const YAML::Node from = in.require(row, "from_bytes", where);
+    f.from_bytes = in.at(from, [&] { return parse_size(in.text(from, where + ".from_bytes")); });
+    f.gamma = in.number(in.require(row, "gamma", where), where + ".gamma", false);
+    if (rows.empty() && f.from_bytes != 0) in.fail(from, fmt::format("'{}' must start at from_bytes 0", where));
+    if (!rows.empty() && f.from_bytes <= rows.back().from_bytes)
+      in.fail(from, fmt::format("'{}' must be sorted by from_bytes, each larger than the last ({} after {})", where,
+                                f.from_bytes, rows.back().from_bytes));
+    if (!(f.gamma > 0 && f.gamma <= 1e4))
+      in.fail(row["gamma"], fmt::format("'{}' gamma {} at {} bytes must be in (0, 10000]", where, f.gamma, f.from_bytes));
+    rows.push_back(f);
+  }
+  return rows;
+}
+
 // `technology: nvlink4` (with `links: 18` where the technology is counted in links) fills
 // the class from the link catalog; every field the YAML gives overrides the catalog's value.
 LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
@@ -121,7 +145,8 @@ LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, 
 LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node) {
   const std::string where = "link_classes." + name;
   in.only_keys(node, where,
-               {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors"});
+               {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors",
+                "exchange_factors"});
   if (node["links"] && !node["technology"])
     in.fail(node["links"], fmt::format("'{}.links' counts the links of a technology: give 'technology' too", where));
   LinkClass c = node["technology"] ? class_from_technology(in, node, where) : LinkClass{};
@@ -132,6 +157,8 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
   if (node["alpha_s"]) c.alpha_s = in.physical(node["alpha_s"], where + ".alpha_s", kTimeRange);
   if (node["efficiency"]) c.efficiency = in.number(node["efficiency"], where + ".efficiency", false);
   if (node["size_factors"]) c.size_factors = read_size_factors(in, node["size_factors"], where + ".size_factors");
+  if (node["exchange_factors"])
+    c.exchange_factors = read_size_factors(in, node["exchange_factors"], where + ".exchange_factors");
   return c;
 }
 
@@ -269,7 +296,8 @@ std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
 
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
-                                 "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "bytes", "calibration"});
+                                 "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "reduction_factors",
+                                 "reduction_into_sent_factors", "bytes", "calibration"});
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;
@@ -313,6 +341,10 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
     const double bandwidth = in.physical(memory, "memory_bandwidth_Bps", kBandwidthRange);
     in.at(memory, [&] { topo->add_memory(bandwidth); });
   }
+  if (const YAML::Node factors = root["reduction_factors"])
+    topo->reduction_factors = read_reduction_factors(in, factors, "reduction_factors");
+  if (const YAML::Node factors = root["reduction_into_sent_factors"])
+    topo->reduction_into_sent_factors = read_reduction_factors(in, factors, "reduction_into_sent_factors");
   net.finalize();
   if (topo->has_reducers()) topo->reducer_router = std::make_unique<ReducerRouter>(net, reducers_served(*topo));
   topo->fabric_summary = fabric.summary;

@@ -24,38 +24,48 @@ std::string_view to_string(VertexKind kind) {
 
 namespace {
 
-// A class's corrections: nothing may beat the datasheet (efficiency x bandwidth factor <= 1),
-// and the table is a function of the size (rows by increasing from_bytes, the first at 0).
-void check_efficiency_and_factors(const LinkClass& c) {
-  if (!(c.efficiency > 0 && c.efficiency <= 1))
-    throw Error(fmt::format("link class '{}': efficiency must be in (0, 1] (got {})", c.name, c.efficiency));
-  for (std::size_t i = 0; i < c.size_factors.size(); ++i) {
-    const SizeFactor& f = c.size_factors[i];
+// A table of factors is a function of the size (rows by increasing from_bytes, the first at
+// 0), and nothing may beat the datasheet (efficiency x bandwidth factor <= 1).
+void check_factor_table(const LinkClass& c, const std::vector<SizeFactor>& table, std::string_view key) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const SizeFactor& f = table[i];
     if (i == 0 && f.from_bytes != 0)
-      throw Error(fmt::format("link class '{}': size_factors must start at from_bytes 0 (got {})", c.name, f.from_bytes));
-    if (i > 0 && f.from_bytes <= c.size_factors[i - 1].from_bytes)
-      throw Error(fmt::format("link class '{}': size_factors must be sorted by from_bytes, each larger than the last "
+      throw Error(fmt::format("link class '{}': {} must start at from_bytes 0 (got {})", c.name, key, f.from_bytes));
+    if (i > 0 && f.from_bytes <= table[i - 1].from_bytes)
+      throw Error(fmt::format("link class '{}': {} must be sorted by from_bytes, each larger than the last "
                               "({} after {})",
-                              c.name, f.from_bytes, c.size_factors[i - 1].from_bytes));
+                              c.name, key, f.from_bytes, table[i - 1].from_bytes));
     if (!(f.bandwidth > 0 && f.bandwidth * c.efficiency <= 1 + 1e-12))
-      throw Error(fmt::format("link class '{}': size factor bandwidth {} at {} bytes must be > 0 and, times the "
+      throw Error(fmt::format("link class '{}': {} bandwidth {} at {} bytes must be > 0 and, times the "
                               "efficiency {}, at most 1 (no message beats the datasheet)",
-                              c.name, f.bandwidth, f.from_bytes, c.efficiency));
+                              c.name, key, f.bandwidth, f.from_bytes, c.efficiency));
     if (!(f.latency > 0 && f.latency <= 1e4))
-      throw Error(fmt::format("link class '{}': size factor latency {} at {} bytes must be in (0, 10000]", c.name,
+      throw Error(fmt::format("link class '{}': {} latency {} at {} bytes must be in (0, 10000]", c.name, key,
                               f.latency, f.from_bytes));
   }
 }
 
+void check_efficiency_and_factors(const LinkClass& c) {
+  if (!(c.efficiency > 0 && c.efficiency <= 1))
+    throw Error(fmt::format("link class '{}': efficiency must be in (0, 1] (got {})", c.name, c.efficiency));
+  check_factor_table(c, c.size_factors, "size_factors");
+  check_factor_table(c, c.exchange_factors, "exchange_factors");
+}
+
 }  // namespace
 
-SizeFactor LinkClass::factor_at(std::uint64_t bytes) const {
+SizeFactor LinkClass::factor_at(std::uint64_t bytes, bool exchange_half) const {
+  const std::vector<SizeFactor>& table = exchange_half && !exchange_factors.empty() ? exchange_factors : size_factors;
   SizeFactor row;
-  for (const SizeFactor& f : size_factors) {
+  for (const SizeFactor& f : table) {
     if (f.from_bytes > bytes) break;
     row = f;
   }
   return row;
+}
+
+bool Network::prices_exchanges() const {
+  return std::any_of(classes_.begin(), classes_.end(), [](const LinkClass& c) { return !c.exchange_factors.empty(); });
 }
 
 LinkClassId Network::add_link_class(LinkClass c) {

@@ -49,9 +49,15 @@ struct LinkClass {
   double alpha_s = 0;        // per-message software overhead; a route pays the largest on it once
   double efficiency = 1;     // the fraction of bandwidth_Bps large messages achieve, in (0, 1]
   std::vector<SizeFactor> size_factors;  // by from_bytes, the first at 0; empty: all factors 1
+  // The rows for a message that is one half of an exchange (its receiver sends to its sender in
+  // the same step): both ranks then send and receive at once, which a CPU rank pays in start-up
+  // (each core handles both messages' handshakes). Same rules as size_factors; empty: the
+  // halves of an exchange use size_factors like every other message.
+  std::vector<SizeFactor> exchange_factors;
 
-  // The row a message of `bytes` uses (all ones without a table).
-  SizeFactor factor_at(std::uint64_t bytes) const;
+  // The row a message of `bytes` uses (all ones without a table); `exchange_half`: one half of
+  // an exchange, which takes exchange_factors where the class has them.
+  SizeFactor factor_at(std::uint64_t bytes, bool exchange_half = false) const;
 };
 
 // cable: one direction of a cable. capacity: a budget that is not a cable (a switch's
@@ -84,6 +90,9 @@ class Network {
   LinkClassId find_link_class(std::string_view name) const;  // throws Error naming the known classes
   const LinkClass& link_class(LinkClassId id) const { return classes_[id]; }
   const std::vector<LinkClass>& link_classes() const { return classes_; }
+  // Whether some class prices the halves of an exchange apart (exchange_factors): only then
+  // do the engines look for exchanges in a schedule.
+  bool prices_exchanges() const;
 
   VertexId add_vertex(VertexKind kind, std::string name);
   void set_vertex(VertexId v, VertexKind kind, std::string name);  // e.g. a fabric endpoint becomes a NIC

@@ -9,6 +9,17 @@
 
 namespace collsim {
 
+double Topology::reduction_factor_at(std::uint64_t bytes, bool into_sent) const {
+  const std::vector<ReductionFactor>& table =
+      into_sent && !reduction_into_sent_factors.empty() ? reduction_into_sent_factors : reduction_factors;
+  double factor = 1;
+  for (const ReductionFactor& f : table) {
+    if (f.from_bytes > bytes) break;
+    factor = f.gamma;
+  }
+  return factor;
+}
+
 std::uint32_t Topology::node_of(Rank r) const {
   const std::uint32_t e = rank_endpoint[r];
   return endpoints_per_node > 0 ? e / endpoints_per_node : e;

@@ -490,7 +490,7 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       format_seconds(c.link.intercept), format_rate(1.0 / c.link.slope), 100 * c.link.rms_relative_residual,
       100 * c.link.max_relative_residual, measured_comments(c.samples.ping_pong, "    "), link_ranges_comment(c.repeats),
       c.size_factors.bandwidth_Bps, c.size_factors.alpha_s, size_factor_rows(c),
-      exchange_factors_yaml(c, kWriteExchangeFactors), ranks, w.link_class);
+      exchange_factors_yaml(c), ranks, w.link_class);
   y += fmt::format("  # {}:\n", w.shared_as) + concurrent_comments(c);
   if (c.shared_Bps > c.shared_Bps_measured)
     y += fmt::format("  # raised from the exchanges' {} to the fastest stretch of one flow alone: no flow beats a capacity "

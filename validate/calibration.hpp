@@ -232,15 +232,10 @@ std::string unreliable_calibration_warning(const Calibration& c, std::string_vie
 // The cluster YAML for `ranks` ranks on one node; `name` is the platform's.
 std::string calibrated_config_yaml(const Calibration& c, const std::string& name, std::uint32_t ranks);
 
-// Whether calibrated_config_yaml writes `exchange_factors:` as a key of the link class (true)
-// or its rows as comments (false). Turned on when the config reader takes the key
-// (topologies/, the lead's branch): until then a YAML carrying it would not load.
-constexpr bool kWriteExchangeFactors = false;
-
-// The exchange sweep with each size's median, spread and model time, then the rows: as the
-// link class's `exchange_factors:` key (as_key) or as comments; empty without an exchange
-// sweep. Indented for the link class.
-std::string exchange_factors_yaml(const Calibration& c, bool as_key);
+// The exchange sweep with each size's median, spread and model time, then the rows as the
+// link class's `exchange_factors:` key; empty without an exchange sweep. Indented for the
+// link class.
+std::string exchange_factors_yaml(const Calibration& c);
 
 // "exchanges x1.50 at 2K .. x1.02 at 64M over one way": the largest ratio of an exchange to
 // the one-way time and the ratio at the largest size; empty without an exchange sweep.

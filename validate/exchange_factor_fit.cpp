@@ -84,7 +84,7 @@ ExchangeFactorFit fit_exchange_factors(const std::vector<SizeTime>& exchange, co
   return fit;
 }
 
-std::string exchange_factors_yaml(const Calibration& c, bool as_key) {
+std::string exchange_factors_yaml(const Calibration& c) {
   if (c.exchange_factors.rows.empty()) return "";
   std::string points;
   std::size_t inside = 0;
@@ -99,9 +99,7 @@ std::string exchange_factors_yaml(const Calibration& c, bool as_key) {
       "    # model is the cost rule's for one half of an exchange, alpha_s x latency + bytes / (bandwidth_Bps x\n"
       "    # bandwidth), by the rows below; within the measured spread at {} of {} exchange sizes:\n{}",
       inside, c.samples.exchange.size(), points);
-  if (as_key) return y + "    exchange_factors:\n" + row_lines(c, "      ");
-  return y + "    # exchange_factors (comments until the config reader takes the key, calibration.hpp):\n" +
-         row_lines(c, "    #   ");
+  return y + "    exchange_factors:\n" + row_lines(c, "      ");
 }
 
 std::string exchange_summary(const Calibration& c) {

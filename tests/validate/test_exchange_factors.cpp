@@ -93,7 +93,7 @@ TEST_CASE("a stretch where exchanges beat the class's rate is held to it and mar
   }
   // Held to the class's rate, the model is slower than those exchanges, and the YAML says so.
   CHECK(exchange_model(c, 1u << 26) > s.exchange.back().seconds);
-  const std::string yaml = exchange_factors_yaml(c, true);
+  const std::string yaml = exchange_factors_yaml(c);
   CHECK(yaml.find("64M: measured") != std::string::npos);
   CHECK(yaml.find("OUTSIDE the measured spread") != std::string::npos);
   CHECK(yaml.find("bent to stay physical") != std::string::npos);
@@ -130,17 +130,14 @@ TEST_CASE("the calibrated YAML carries the exchange sweep held to its model, and
   CHECK_THAT(yaml, Catch::Contains("# Exchanges: ranks 0 and 1 send the size to each other at once"));
   CHECK_THAT(yaml, Catch::Contains("within the measured spread at 27 of 27 exchange sizes"));
   CHECK_THAT(yaml, Catch::Contains("      1: measured     1.5 us, x1.50 one way; model     1.5 us (+0.0%)"));
-  // Right after the size factors; a key only once the config reader takes it, comments until then.
+  // Right after the size factors, as the link class's key; what calibrate writes loads.
   CHECK(yaml.find("# Exchanges:") > yaml.find("size_factors:"));
   CHECK(yaml.find("# Exchanges:") < yaml.find("nodes:"));
-  CHECK((yaml.find("    exchange_factors:\n") != std::string::npos) == kWriteExchangeFactors);
-  if (!kWriteExchangeFactors)
-    CHECK_THAT(yaml, Catch::Contains("    #   - {from_bytes: 0, bandwidth: ") && Catch::Contains(", latency: 1.5}  # 1 .. 2\n"));
-  CHECK_NOTHROW(parse_cluster_config(yaml, "calibrated"));  // what calibrate writes loads, key or comments
-  // The key form: a list of {from_bytes, bandwidth, latency} under the link class, the rows' numbers.
-  const std::string keyed = calibrated_config_yaml(c, "cpu-test", 2).replace(
-      yaml.find("    # Exchanges:"), exchange_factors_yaml(c, kWriteExchangeFactors).size(), exchange_factors_yaml(c, true));
-  const YAML::Node rows = YAML::Load(keyed)["link_classes"]["shm"]["exchange_factors"];
+  CHECK(yaml.find("    exchange_factors:\n") != std::string::npos);
+  const ClusterConfig loaded = parse_cluster_config(yaml, "calibrated");
+  CHECK(loaded.topology->network.prices_exchanges());
+  // A list of {from_bytes, bandwidth, latency} under the link class, the rows' numbers.
+  const YAML::Node rows = YAML::Load(yaml)["link_classes"]["shm"]["exchange_factors"];
   REQUIRE(rows.size() == c.exchange_factors.rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     CHECK(rows[i]["from_bytes"].as<std::uint64_t>() == c.exchange_factors.rows[i].from_bytes);
@@ -155,7 +152,7 @@ TEST_CASE("without an exchange sweep (a GPU worker, older samples) nothing about
   s.exchange.clear();
   const Calibration c = fit_calibration(s);
   CHECK(c.exchange_factors.rows.empty());
-  CHECK(exchange_factors_yaml(c, true).empty());
+  CHECK(exchange_factors_yaml(c).empty());
   const std::string yaml = calibrated_config_yaml(c, "cpu-test", 2);
   CHECK(yaml.find("Exchanges:") == std::string::npos);
   CHECK(yaml.find("exchange_factors") == std::string::npos);

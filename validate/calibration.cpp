@@ -78,6 +78,7 @@ CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
   s.reduction = merged(runs, &CalibrationSamples::reduction);
   s.memory_copy = merged(runs, &CalibrationSamples::memory_copy);
   s.exchange = merged(runs, &CalibrationSamples::exchange);
+  s.reduction_into_sent = merged(runs, &CalibrationSamples::reduction_into_sent);
   for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
   return s;
 }
@@ -276,6 +277,17 @@ double shared_capacity_of(const CalibrationSamples& samples, const SizeFactorFit
   return shared;
 }
 
+// Bytes a reduction moves through its rank's memory per byte reduced (both operands read, the
+// result written): sim/cost_rule.hpp's kReductionMemoryBytes, which validate_core cannot include.
+constexpr double kReductionMemoryBytesPerByte = 3;
+
+// What the fastest reduction alone drew from its rank's memory: 3 bytes per byte reduced
+// (docs/semantics.md, "The rank's memory"); 0 without reduction factors.
+double fastest_reduction_Bps(const Calibration& c) {
+  if (c.reduction_factors.empty()) return 0;
+  return kReductionMemoryBytesPerByte / fastest_reduction_s_per_byte(c.reduction_factors, c.gamma_s_per_byte);
+}
+
 // A memcpy of b bytes reads b and writes b: 2b bytes through the rank's memory, at the
 // largest size measured (out of the caches).
 double memory_bandwidth_of(const std::vector<SizeTime>& copies) {
@@ -302,8 +314,15 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   // reached between two measured sizes: the ping-pong itself would then miss its medians.
   c.shared_Bps_measured = c.shared_Bps;
   if (c.shared_Bps > 0) c.shared_Bps = std::max(c.shared_Bps, c.size_factors.bandwidth_Bps);
+  if (c.gamma_s_per_byte > 0) {
+    c.reduction_factors = fit_reduction_factors(samples.reduction, c.gamma_s_per_byte);
+    c.reduction_into_sent_factors = fit_reduction_factors(samples.reduction_into_sent, c.gamma_s_per_byte);
+  }
   c.memory_Bps_measured = memory_bandwidth_of(samples.memory_copy);
-  if (c.memory_Bps_measured > 0) c.memory_Bps = std::max(c.memory_Bps_measured, c.size_factors.bandwidth_Bps);
+  // Nothing that crosses the rank's memory alone may be slower for it than measured: one flow
+  // at its fastest stretch, one reduction (3 bytes per byte) at its fastest size.
+  if (c.memory_Bps_measured > 0)
+    c.memory_Bps = std::max({c.memory_Bps_measured, c.size_factors.bandwidth_Bps, fastest_reduction_Bps(c)});
   check_sweep_shape(c, c.unreliable_because);
   check_repeats(c.repeats, c.unreliable_because);
   check_cpu(samples, c.unreliable_because);
@@ -424,13 +443,33 @@ std::string reliability_comment(const Calibration& c) {
       100 * std::max(0.0, largest_drop(c.samples.ping_pong).first));
 }
 
+// A table of reduction factors with each measured size's time, spread and the model's time
+// alone (b x gamma x factor, or 3b / memory where that is slower); empty without rows.
+std::string reduction_factor_field(const Calibration& c, const std::vector<FittedReductionFactor>& rows,
+                                   const std::vector<SizeTime>& sweep, std::string_view key, std::string_view what) {
+  if (rows.empty()) return "";
+  std::string y = fmt::format("# {}: each measured size's seconds per byte over gamma, a row from it on\n"
+                              "# (validate/reduction_factor_fit.cpp):\n{}:\n",
+                              what, key);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const FittedReductionFactor& r = rows[i];
+    const double per_byte = std::max(r.gamma * c.gamma_s_per_byte,
+                                     c.memory_Bps > 0 ? kReductionMemoryBytesPerByte / c.memory_Bps : 0.0);
+    y += fmt::format("  - {{from_bytes: {}, gamma: {:.6g}}}  # {}: measured {}{}, model {}\n", r.from_bytes, r.gamma,
+                     format_size(sweep[i].bytes), format_seconds(sweep[i].seconds),
+                     spread_text(sweep[i].repeats, sweep[i].seconds), format_seconds(per_byte * double(sweep[i].bytes)));
+  }
+  return y;
+}
+
 // A rank's memory bandwidth, where the worker measured it (docs/semantics.md, "The rank's memory").
 std::string memory_field(const Calibration& c) {
   if (c.memory_Bps <= 0) return "";
   std::string y = "# a rank's memory: memcpy, 2 bytes read and written per byte copied:\n" +
                   measured_comments(c.samples.memory_copy, "");
   if (c.memory_Bps > c.memory_Bps_measured)
-    y += fmt::format("# raised from the memcpy's {} to the fastest stretch of one flow alone: every transfer crosses it\n",
+    y += fmt::format("# raised from the memcpy's {} to the fastest that one flow alone (every transfer crosses it) or\n"
+                     "# one reduction alone (3 bytes per byte) drew from it\n",
                      format_rate(c.memory_Bps_measured));
   return y + fmt::format("memory_bandwidth_Bps: {:.10e}  # measured by calibrate (memcpy of {})\n", c.memory_Bps,
                          format_size(c.samples.memory_copy.back().bytes));
@@ -503,6 +542,11 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
       "gamma_s_per_byte: {:.6e}\n",
       100 * c.reduction.rms_relative_residual, residual_comments(c.samples.reduction, c.reduction, ""),
       gamma_range_comment(c.repeats), c.gamma_s_per_byte);
+  y += reduction_factor_field(c, c.reduction_factors, c.samples.reduction, "reduction_factors",
+                              "reductions by size, each on buffers of a collective's footprint");
+  y += reduction_factor_field(c, c.reduction_into_sent_factors, c.samples.reduction_into_sent,
+                              "reduction_into_sent_factors",
+                              "reductions into the buffer the rank has just sent (its partner read it), by size");
   return y + memory_field(c) + reliability_field(c);
 }
 
@@ -514,6 +558,7 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   for (const SizeTime& p : s.reduction) j["reduction"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.memory_copy) j["memory_copy"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.exchange) j["exchange"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.reduction_into_sent) j["reduction_into_sent"].push_back({p.bytes, p.seconds, p.repeats});
   for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds, c.repeats});
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
@@ -542,6 +587,7 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   s.reduction = size_times_from_json(j.at("reduction"));
   if (j.contains("memory_copy")) s.memory_copy = size_times_from_json(j.at("memory_copy"));
   if (j.contains("exchange")) s.exchange = size_times_from_json(j.at("exchange"));
+  if (j.contains("reduction_into_sent")) s.reduction_into_sent = size_times_from_json(j.at("reduction_into_sent"));
   if (j.contains("concurrent"))
     for (const auto& c : j.at("concurrent"))
       s.concurrent.push_back(

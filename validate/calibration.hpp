@@ -55,6 +55,10 @@ struct CalibrationSamples {
   // ping-pong's sizes; empty where the worker does not measure it (cuda; samples written
   // before it was measured): no exchange factors then.
   std::vector<SizeTime> exchange;
+  // Ranks 0 and 1 each reducing what they received into the buffer they have just sent (after
+  // an exchange, as recursive doubling does), the slower one's time, at the reduction sweep's
+  // sizes; empty where the worker does not measure it: no reduction_into_sent_factors then.
+  std::vector<SizeTime> reduction_into_sent;
   std::string library;               // MPI library / CUDA runtime and driver version line
   std::string device;                // the GPU's name (cuda); empty for mpi
   // The least share of the measuring time that any measuring process spent on a CPU. Below
@@ -177,11 +181,35 @@ struct ExchangeFactorFit {
 ExchangeFactorFit fit_exchange_factors(const std::vector<SizeTime>& exchange, const std::vector<SizeTime>& ping_pong,
                                        const SizeFactorFit& link_class);
 
+// Reduction factors (validate/reduction_factor_fit.cpp): a reduction sweep as the cluster's
+// reduction_factors (topologies/topology.hpp; configs/README.md), each measured size's seconds
+// per byte over gamma, a row from that size on. A CPU reduces data in its caches faster than
+// data from DRAM (this project's node: 2.1e-11 s/B at 64 KiB, 6.5e-11 s/B at 64 MiB), which one
+// gamma, fitted where the large reductions dominate, prices at the DRAM rate. The sweep doubles
+// its sizes, so every power of two a collective reduces is a measured point; between two points
+// a reduction takes the smaller one's pace. The sweep of reductions into sent data becomes
+// reduction_into_sent_factors alike. Pure.
+struct FittedReductionFactor {
+  std::uint64_t from_bytes = 0;  // 0 for the first row, else its measured size
+  std::uint64_t measured_bytes = 0;
+  double gamma = 1;              // the factor on gamma_s_per_byte
+};
+
+// One row per measured size, by size (the first from 0); empty for an empty sweep. Throws
+// Error when gamma is not above 0 or a point's time is not.
+std::vector<FittedReductionFactor> fit_reduction_factors(const std::vector<SizeTime>& sweep, double gamma_s_per_byte);
+
+// The smallest seconds per byte any row gives (gamma x its factor): what a reduction alone
+// reached at its fastest, which the rank's memory must let through.
+double fastest_reduction_s_per_byte(const std::vector<FittedReductionFactor>& rows, double gamma_s_per_byte);
+
 struct Calibration {
   CalibrationSamples samples;
   LinearFit link;          // alpha = intercept, beta = slope: the one-line summary
   SizeFactorFit size_factors;  // what the YAML's link class is: the sweep, stretch by stretch
   ExchangeFactorFit exchange_factors;  // its rows for a message that is half of an exchange
+  std::vector<FittedReductionFactor> reduction_factors;            // by the reduction's size
+  std::vector<FittedReductionFactor> reduction_into_sent_factors;  // into data just sent
   double gamma_s_per_byte = 0;
   LinearFit reduction;
   double shared_Bps = 0;   // 0: no contention seen (aggregate grew with flows)

@@ -1,5 +1,5 @@
-// validate/reduction_factor_fit.cpp — the reduction sweep as reduction_factors (see the header).
-#include "validate/reduction_factor_fit.hpp"
+// validate/reduction_factor_fit.cpp — the reduction sweeps as reduction_factors (validate/calibration.hpp).
+#include "validate/calibration.hpp"
 
 #include <algorithm>
 #include <limits>

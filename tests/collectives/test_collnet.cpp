@@ -88,7 +88,7 @@ TEST_CASE("collnet: each GPU sends N + N/G into its node's switch and N/G into t
   CHECK(s.step_count() == 4 + 5);          // three phases of S + 1 steps, each two steps after the last
 }
 
-TEST_CASE("collnet with one rank per node uses only the SHARP switch; on one node, only the node's") {
+TEST_CASE("collnet with one rank per node uses only the SHARP switch, on one node, only the node's") {
   const Schedule rails = collnet(4, 1, 4000, 2);
   const Schedule node = collnet(1, 8, 4000, 2);
   for (TransferId id = 0; id < rails.size(); ++id) {

@@ -59,7 +59,7 @@ Schedule by_hand(std::vector<TransferId> multicast_deps, bool reduce_rank0_twice
 
 }  // namespace
 
-TEST_CASE("Reductions into a switch need no order among themselves; the multicast waits for all of them") {
+TEST_CASE("Reductions into a switch need no order among themselves, the multicast waits for all of them") {
   CHECK_NOTHROW(check_schedule(by_hand({0, 1})));
   CHECK(check_schedule(by_hand({0, 1})).exact);
 }

@@ -73,7 +73,7 @@ TEST_CASE("a reverse message in another step is no exchange") {
   CHECK(halves == std::vector<bool>{false, true, true, true});
 }
 
-TEST_CASE("recursive doubling reduces into the buffer it has just sent; ring, Rabenseifner and the trees do not") {
+TEST_CASE("recursive doubling reduces into the buffer it has just sent, ring, Rabenseifner and the trees do not") {
   const auto reductions = [](const Schedule& s) {
     const std::vector<bool> into_sent = reductions_into_sent(s);
     REQUIRE(into_sent.size() == s.size());

@@ -28,7 +28,7 @@ TEST_CASE("a single message costs alpha plus bytes times beta, and a reduction a
   REQUIRE(b == Approx(2e-6 + 1000 * 1e-9));
 }
 
-TEST_CASE("one-port serialises a root's sends; unlimited ports let them overlap") {
+TEST_CASE("one-port serialises a root's sends, unlimited ports let them overlap") {
   const CostModel cost = CostModel::uniform(1e-6, 1e-9, 0);
   const Schedule s = make("naive", 9, 4096, Collective::broadcast);
   const double one = run_analytic(s, cost).time_s;

@@ -59,7 +59,7 @@ TEST_CASE("C ring channels over C rail NICs divide the inter-node bandwidth term
   }
 }
 
-TEST_CASE("On a flat one-port network channels add alpha terms only; with unlimited ports they divide the bandwidth term") {
+TEST_CASE("On a flat one-port network channels add alpha terms only, with unlimited ports they divide the bandwidth term") {
   const double a = 2e-6, b = 1e-9;
   const CostModel flat = CostModel::uniform(a, b, 0);
   const Rank p = 6;

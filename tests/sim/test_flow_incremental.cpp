@@ -90,7 +90,7 @@ TEST_CASE("incremental max-min equals a from-scratch solve after every batch of 
   }
 }
 
-TEST_CASE("a flow alone on its links gets its route's smallest capacity; a removed one frees its links") {
+TEST_CASE("a flow alone on its links gets its route's smallest capacity, a removed one frees its links") {
   MaxMinSharing sharing(std::vector<double>{4.0, 2.0, 8.0});
   sharing.add(0, std::vector<std::uint32_t>{0, 1});
   REQUIRE(sharing.solve().size() == 1);

@@ -156,7 +156,7 @@ TEST_CASE("the flow engine gives a streamed hierarchical ring the held one's ran
     }
 }
 
-TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused; held rings and other algorithms are not") {
+TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused, held rings and other algorithms are not") {
   const std::uint64_t gib = std::uint64_t(1) << 30;
   REQUIRE(holding_for(big("ring", "flow"), "ring", gib) == Holding::streamed);
   REQUIRE(holding_for(big("ring", "flow"), "ring", 1 << 20) == Holding::streamed);

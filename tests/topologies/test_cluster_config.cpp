@@ -163,7 +163,7 @@ TEST_CASE("dgx1-v100: six NVLink 2 links per GPU, and consecutive ranks (NCCL's 
   }
 }
 
-TEST_CASE("rates and times may carry units; a preset written with them equals the preset in plain numbers") {
+TEST_CASE("rates and times may carry units, a preset written with them equals the preset in plain numbers") {
   std::string text = read_text_file(std::filesystem::path(COLLSIM_CONFIGS_DIR) / "baidu-40gpu.yaml", "config", 1 << 20);
   const auto replace_all = [&](const std::string& from, const std::string& to) {
     std::size_t replaced = 0;

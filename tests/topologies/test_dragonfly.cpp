@@ -125,7 +125,7 @@ TEST_CASE("Dragonfly vertices are named by group, router and terminal in endpoin
   CHECK(d->net.vertex(d->net.link(r[0]).to).kind == VertexKind::switch_);
 }
 
-TEST_CASE("Every used global port has one cable where the arrangement puts it; group pairs get equal copies") {
+TEST_CASE("Every used global port has one cable where the arrangement puts it, group pairs get equal copies") {
   using Case = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;  // a, h, g
   const auto arrangement =
       GENERATE(GlobalArrangement::absolute, GlobalArrangement::relative, GlobalArrangement::circulant);

@@ -233,7 +233,7 @@ TEST_CASE("ECMP spreads flows between two pods evenly over all up-ports and keep
   for (auto [link, count] : spine_up) CHECK(std::abs(count - 250) < 75);
 }
 
-TEST_CASE("minimal fat-tree routes ignore the flow id; ECMP routes depend only on the arguments and the seed") {
+TEST_CASE("minimal fat-tree routes ignore the flow id, ECMP routes depend only on the arguments and the seed") {
   const Tree minimal = kary(4, 3);
   for (std::uint64_t flow = 0; flow < 20; ++flow) CHECK(minimal.route(3, 60, flow) == minimal.route(3, 60, 0));
   const Tree a = kary(4, 3, RoutingMode::ecmp, 7), again = kary(4, 3, RoutingMode::ecmp, 7);

@@ -112,10 +112,13 @@ TEST_CASE("a measured memcpy becomes each rank's memory bandwidth, 2 bytes per b
   const std::string without = calibrated_config_yaml(fit_calibration(synthetic_samples(3e-6, 4e9, 2e-10)), "cpu-test", 2);
   CHECK_THAT(without, !Catch::Contains("memory_bandwidth_Bps"));
   CHECK_FALSE(parse_cluster_config(without, "calibrated").topology->models_memory());
-  // A memcpy slower than one message alone is raised to it: every message crosses the memory.
+  // A memcpy slower than one message alone, or than one reduction alone (3 bytes per byte), is
+  // raised to the faster of them: every message and every reduction crosses the memory.
   s.memory_copy = {{64u << 20, double(64u << 20) / 1e9, {}}};
   const Calibration slow = fit_calibration(s);
-  CHECK(slow.memory_Bps == Approx(slow.size_factors.bandwidth_Bps).epsilon(1e-12));
+  const double reduction_Bps = 3 / fastest_reduction_s_per_byte(slow.reduction_factors, slow.gamma_s_per_byte);
+  CHECK(reduction_Bps > slow.size_factors.bandwidth_Bps);  // gamma 2e-10: a reduction draws about 15 GB/s
+  CHECK(slow.memory_Bps == Approx(reduction_Bps).epsilon(1e-12));
   CHECK_THAT(calibrated_config_yaml(slow, "cpu-test", 2), Catch::Contains("raised from the memcpy's 2 GB/s"));
   // Its repeats merge and survive the worker's JSON like every other point.
   std::vector<CalibrationSamples> runs(3, s);
@@ -167,10 +170,14 @@ TEST_CASE("a clean sweep repeated five times is reliable, with each parameter's 
   CHECK_THAT(calibration_summary(c), Catch::EndsWith(": reliable"));
 }
 
-TEST_CASE("one stray repeat does not make a calibration unreliable; repeats that disagree do") {
+TEST_CASE("one stray repeat does not move the parameters' middle half, repeats that disagree do") {
   std::vector<Parameters> repeats = quiet_repeats();
   repeats[2].alpha *= 3;  // one launch hit by a burst of load
-  CHECK(fit_calibration(repeated_samples(repeats)).reliable());
+  const Calibration stray = fit_calibration(repeated_samples(repeats));
+  CHECK(stray.repeats.alpha_s.factor() <= kMaxRepeatFactor);
+  CHECK_FALSE(mentions(stray.unreliable_because, "alpha moved x"));
+  // That launch's small messages ran at another speed, which the launch check names (ea6dd0e).
+  CHECK(mentions(stray.unreliable_because, "launch 3 of 5 ran at another speed"));
 
   repeats = quiet_repeats();
   repeats[0].alpha *= 3, repeats[1].alpha *= 3, repeats[3].alpha *= 3;
@@ -339,7 +346,7 @@ TEST_CASE("calibration samples survive the worker's JSON") {
   CHECK(back.library == "Test MPI");
 }
 
-TEST_CASE("repeats and the CPU share survive JSON; samples without repeats still load") {
+TEST_CASE("repeats and the CPU share survive JSON, samples without repeats still load") {
   CalibrationSamples s = repeated_samples(quiet_repeats());
   s.on_cpu_fraction = 0.5;
   const CalibrationSamples back = calibration_samples_from_json(to_json(s));

@@ -38,26 +38,42 @@ std::vector<std::uint64_t> sweep(std::uint64_t first, std::uint64_t max_bytes, s
   return sizes;
 }
 
+// Messages of 1 B before a sweep, about 0.5 ms: the first points of a sweep otherwise pay for
+// what came before it (allocations, the previous sweep's largest messages).
+constexpr int kSmallWarmUp = 200;
+
 // The ping-pong sweeps double the size each point: Open MPI switches protocol at 4 KiB (its
 // shared-memory eager limit), and a x4 sweep left 2 KiB messages to a line drawn across it.
 constexpr std::uint64_t kPingPongStep = 2;
-// Ranks 0 and 1 bounce `bytes` back and forth `reps` times; returns the one-way time.
-double ping_pong_once(std::vector<char>& buffer, std::uint64_t bytes, int reps) {
+// Ranks 0 and 1 bounce `bytes` back and forth `reps` times, through the rank's footprint of
+// buffers; returns the one-way time.
+double ping_pong_once(FootprintBuffers& buffers, std::uint64_t bytes, int reps) {
   const int me = world_rank(), count = int(bytes);
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   for (int i = 0; i < reps && me < 2; ++i) {
     if (me == 0) {
-      MPI_Send(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffers.next(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffers.next(), count, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-      MPI_Recv(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      MPI_Recv(buffers.next(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buffers.next(), count, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
     }
   }
   double one_way = (MPI_Wtime() - start) / (2.0 * reps);
   MPI_Bcast(&one_way, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return one_way;
+}
+
+// A sweep's buffers, every byte of each sent once at full size (the first message through a
+// page is slow: FootprintBuffers), then small messages: the sweep's first sizes otherwise came
+// out at up to 3x their time.
+template <class Once>
+FootprintBuffers warmed_buffers(std::uint64_t bytes, Once once) {
+  FootprintBuffers buffers(bytes);
+  once(buffers, bytes, int(kFootprintBuffers));
+  once(buffers, 1, kSmallWarmUp);
+  return buffers;
 }
 
 // Repetitions so one round takes about `seconds`, agreed by every rank.
@@ -66,18 +82,18 @@ int repetitions_for(double one_estimate, double seconds) {
 }
 
 // One ping-pong point: the median of kRounds rounds of about `seconds` / kRounds each.
-double ping_pong_point(std::vector<char>& buffer, std::uint64_t bytes, double seconds) {
-  const int reps = repetitions_for(2 * ping_pong_once(buffer, bytes, 1), seconds / kRounds);
+double ping_pong_point(FootprintBuffers& buffers, std::uint64_t bytes, double seconds) {
+  const int reps = repetitions_for(2 * ping_pong_once(buffers, bytes, 1), seconds / kRounds);
   std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffer, bytes, reps));
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(ping_pong_once(buffers, bytes, reps));
   return median_of(rounds);
 }
 
 std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
-  std::vector<char> buffer(plan.max_bytes, 1);
+  FootprintBuffers buffers = warmed_buffers(plan.max_bytes, ping_pong_once);
   for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
-    points.push_back({bytes, ping_pong_point(buffer, bytes, plan.seconds_per_point), {}});
+    points.push_back({bytes, ping_pong_point(buffers, bytes, plan.seconds_per_point), {}});
   return points;
 }
 
@@ -87,17 +103,19 @@ std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
 // machine (Open MPI 4.1.4, shared memory) that is what exchanges cost. Exchanges of a written
 // buffer took x1.5 the one-way time at 2 KiB, x1.16 at 64 KiB, x1.0-1.07 from 8 MiB; of a
 // buffer left unwritten (as measure_concurrent sends) they ran at x0.8 from 64 KiB to 1 MiB.
-double exchange_pair_once(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, int reps) {
+double exchange_pair_once(FootprintBuffers& buffers, std::uint64_t bytes, int reps) {
   const int me = world_rank(), count = int(bytes);
   double busy = 0;
   for (int i = 0; i < reps; ++i) {
-    if (me < 2) std::memset(out.data(), 'a' + i % 26, bytes);
+    char* out = buffers.next();
+    char* in = buffers.next();
+    if (me < 2) std::memset(out, 'a' + i % 26, bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me >= 2) continue;
     const double start = MPI_Wtime();
     MPI_Request requests[2];
-    MPI_Irecv(in.data(), count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[0]);
-    MPI_Isend(out.data(), count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[1]);
+    MPI_Irecv(in, count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out, count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[1]);
     MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
     busy += MPI_Wtime() - start;
   }
@@ -108,15 +126,15 @@ double exchange_pair_once(std::vector<char>& out, std::vector<char>& in, std::ui
 
 // One exchange point: the median of kRounds rounds, repetitions chosen so a round, writes and
 // barriers included, takes about `seconds` / kRounds (the ping-pong's budget).
-double exchange_pair_point(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, double seconds) {
-  exchange_pair_once(out, in, bytes, 1);  // warm-up: the first exchange of a size pays for its pages
+double exchange_pair_point(FootprintBuffers& buffers, std::uint64_t bytes, double seconds) {
+  exchange_pair_once(buffers, bytes, 1);  // warm-up
   const double start = MPI_Wtime();
-  exchange_pair_once(out, in, bytes, 1);
+  exchange_pair_once(buffers, bytes, 1);
   double one = MPI_Wtime() - start;
   MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   const int reps = repetitions_for(one, seconds / kRounds);
   std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_pair_once(out, in, bytes, reps));
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_pair_once(buffers, bytes, reps));
   return median_of(rounds);
 }
 
@@ -125,18 +143,16 @@ double exchange_pair_point(std::vector<char>& out, std::vector<char>& in, std::u
 // small exchanges per round (about 3 us each with the barrier), and large ones stay one per
 // round; the whole sweep then adds about 0.5 s a launch here.
 constexpr double kExchangeBudgetShare = 0.3;
-constexpr int kSmallWarmUp = 200;  // exchanges of 1 B, about 0.5 ms
 
 // At the ping-pong's sizes, so that each exchange row lines up with a size factor.
 std::vector<SizeTime> measure_exchange(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
-  std::vector<char> out(plan.max_bytes, 1), in(plan.max_bytes);
   const double seconds = kExchangeBudgetShare * plan.seconds_per_point;
   // The sweep starts right after the ping-pong's 64 MiB messages: without a warm-up of small
   // exchanges, 1 B came out at x2 the one-way time (2 B: x1.3) in most launches.
-  exchange_pair_once(out, in, 1, kSmallWarmUp);
+  FootprintBuffers buffers = warmed_buffers(plan.max_bytes, exchange_pair_once);
   for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
-    points.push_back({bytes, exchange_pair_point(out, in, bytes, seconds), {}});
+    points.push_back({bytes, exchange_pair_point(buffers, bytes, seconds), {}});
   return points;
 }
 
@@ -180,23 +196,75 @@ std::vector<ConcurrentSample> measure_concurrent(const CalibrationPlan& plan) {
   return samples;
 }
 
+// The reduction sweep doubles like the ping-pong, so every power of two a collective reduces
+// is a measured point (its per-byte pace changes 3x between in cache and out: validate/
+// reduction_factor_fit.hpp). Each repetition reduces one buffer of the footprint into another.
 std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
   std::vector<SizeTime> points;
   if (world_rank() != 0) return points;
-  const std::uint64_t max_elements = std::max<std::uint64_t>(plan.max_bytes / sizeof(float), 1024);
-  std::vector<float> dst(max_elements, 1.0f), src(max_elements, 2.0f);
-  for (std::uint64_t bytes : sweep(4096, max_elements * sizeof(float), 4)) {
+  for (std::uint64_t bytes : sweep(4096, std::max<std::uint64_t>(plan.max_bytes, 4096), kPingPongStep)) {
     const std::uint64_t n = bytes / sizeof(float);
+    FootprintBuffers buffers(n * sizeof(float));
+    const auto once = [&] {
+      float* dst = reinterpret_cast<float*>(buffers.next());
+      reduce_sum(dst, reinterpret_cast<const float*>(buffers.next()), n);
+    };
     const double start = MPI_Wtime();
-    reduce_sum(dst.data(), src.data(), n);
+    once();
     const int reps = repetitions_for(MPI_Wtime() - start, plan.seconds_per_point / kRounds);
     std::vector<double> rounds;
     for (int r = 0; r < kRounds; ++r) {
       const double t0 = MPI_Wtime();
-      for (int i = 0; i < reps; ++i) reduce_sum(dst.data(), src.data(), n);
+      for (int i = 0; i < reps; ++i) once();
       rounds.push_back((MPI_Wtime() - t0) / reps);
     }
     points.push_back({n * sizeof(float), median_of(rounds), {}});
+  }
+  return points;
+}
+
+// Ranks 0 and 1 exchange `bytes`, then each reduces what it received into the buffer it has
+// just sent, as recursive doubling does; returns the slower rank's mean time of the reduction
+// alone. The partner's cache then holds the lines the reduction writes: on this project's node
+// it took 8x a reduction alone at 64 KiB, 5.7x at 1 MiB, 1.3x at 16 MiB.
+double reduction_into_sent_once(FootprintBuffers& buffers, std::uint64_t bytes, int reps) {
+  const int me = world_rank(), count = int(bytes);
+  double busy = 0;
+  for (int i = 0; i < reps; ++i) {
+    char* sent = buffers.next();
+    char* received = buffers.next();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me >= 2) continue;
+    MPI_Request requests[2];
+    MPI_Irecv(received, count, MPI_BYTE, me ^ 1, 3, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(sent, count, MPI_BYTE, me ^ 1, 3, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    const double start = MPI_Wtime();
+    reduce_sum(reinterpret_cast<float*>(sent), reinterpret_cast<const float*>(received), bytes / sizeof(float));
+    busy += MPI_Wtime() - start;
+  }
+  double slower = busy / reps;
+  MPI_Allreduce(MPI_IN_PLACE, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slower;
+}
+
+// At the reduction sweep's sizes, a third of its time per point (each repetition is an
+// exchange, which the clock leaves out, and a reduction).
+std::vector<SizeTime> measure_reduction_into_sent(const CalibrationPlan& plan) {
+  std::vector<SizeTime> points;
+  const double seconds = kExchangeBudgetShare * plan.seconds_per_point;
+  const std::uint64_t max_bytes = std::max<std::uint64_t>(plan.max_bytes, 4096);
+  FootprintBuffers buffers = warmed_buffers(max_bytes, reduction_into_sent_once);
+  for (std::uint64_t bytes : sweep(4096, max_bytes, kPingPongStep)) {
+    reduction_into_sent_once(buffers, bytes, 1);  // warm-up
+    const double start = MPI_Wtime();
+    reduction_into_sent_once(buffers, bytes, 1);
+    double one = MPI_Wtime() - start;
+    MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    const int reps = repetitions_for(one, seconds / kRounds);
+    std::vector<double> rounds;
+    for (int r = 0; r < kRounds; ++r) rounds.push_back(reduction_into_sent_once(buffers, bytes, reps));
+    points.push_back({bytes, median_of(rounds), {}});
   }
   return points;
 }
@@ -230,12 +298,12 @@ double least_on_cpu_fraction(const ThreadCpuShare& clock) {
 
 }  // namespace
 
-std::vector<double> probe_ping_pong(std::vector<char>& buffer, const std::vector<std::uint64_t>& sizes, double seconds) {
-  if (world_size() < 2) return {};
-  if (!sizes.empty() && buffer.size() < *std::max_element(sizes.begin(), sizes.end()))
-    throw Error("probe buffer smaller than the largest probe size");
+std::vector<double> probe_ping_pong(const std::vector<std::uint64_t>& sizes, double seconds) {
+  if (world_size() < 2 || sizes.empty()) return {};
+  // Made and warmed as the calibration's (a probe must time what the calibration timed).
+  FootprintBuffers buffers = warmed_buffers(*std::max_element(sizes.begin(), sizes.end()), ping_pong_once);
   std::vector<double> times;
-  for (std::uint64_t bytes : sizes) times.push_back(ping_pong_point(buffer, bytes, seconds));
+  for (std::uint64_t bytes : sizes) times.push_back(ping_pong_point(buffers, bytes, seconds));
   return times;
 }
 
@@ -248,6 +316,7 @@ CalibrationSamples measure_mpi_calibration(const CalibrationPlan& plan) {
   s.exchange = measure_exchange(plan);
   s.concurrent = measure_concurrent(plan);
   s.reduction = measure_reduction(plan);
+  s.reduction_into_sent = measure_reduction_into_sent(plan);
   s.memory_copy = measure_memory_copy(plan);
   MPI_Barrier(MPI_COMM_WORLD);
   s.on_cpu_fraction = least_on_cpu_fraction(clock);

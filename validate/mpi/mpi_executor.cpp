@@ -155,14 +155,12 @@ std::vector<Measurement> run_mpi_job(const ExecutionJob& job, const Faults& faul
                                      ProgressBeacon& progress) {
   std::vector<Measurement> measurements;
   const std::vector<std::string> algorithms = expand_algorithms(job.request);
-  std::vector<char> probe_buffer(
-      job.probe_bytes.empty() ? 0 : *std::max_element(job.probe_bytes.begin(), job.probe_bytes.end()), 1);
   for (std::uint64_t bytes : job.request.sizes) {
     for (const std::string& algorithm : algorithms) {
-      const std::vector<double> before = probe_ping_pong(probe_buffer, job.probe_bytes, kProbeSeconds);
+      const std::vector<double> before = probe_ping_pong(job.probe_bytes, kProbeSeconds);
       Measurement m = run_schedule(job, algorithm, bytes, faults, device, progress);
       m.probe_before_s = before;
-      m.probe_after_s = probe_ping_pong(probe_buffer, job.probe_bytes, kProbeSeconds);
+      m.probe_after_s = probe_ping_pong(job.probe_bytes, kProbeSeconds);
       measurements.push_back(std::move(m));
     }
     if (job.reference && job.request.collective == Collective::allreduce)

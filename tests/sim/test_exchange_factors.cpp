@@ -18,13 +18,16 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/engine_times.hpp"
 #include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif
 
 using namespace collsim;
+using collsim::test::engine_times;
 using collsim::test::route_between;
+constexpr auto allreduce = collsim::test::allreduce_schedule;
 
 namespace {
 
@@ -45,27 +48,6 @@ ClusterConfig mesh(Rank ranks, bool with_exchange_rows, double gamma) {
                                           "gamma_s_per_byte: {}\n",
                                           classes(with_exchange_rows), ranks, gamma),
                               "t.yaml");
-}
-
-Schedule allreduce(const std::string& algorithm, Rank ranks, std::uint64_t bytes) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  return generate_schedule(algorithm, r);
-}
-
-std::vector<std::pair<std::string, double>> engine_times(const Schedule& s, const Topology& t, double gamma) {
-  FlowOptions events_only;
-  events_only.shortcut = false;
-  std::vector<std::pair<std::string, double>> times = {
-      {"analytic", run_analytic(s, t, gamma).time_s},
-      {"flow", run_flow(s, t, gamma).time_s},
-      {"flow without its shortcut", run_flow(s, t, gamma, events_only).time_s},
-  };
-#ifdef COLLSIM_HAVE_SIMGRID
-  times.emplace_back("simgrid", run_simgrid(s, t, gamma).time_s);
-#endif
-  return times;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/engine_times.hpp"
 #include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
@@ -25,6 +26,8 @@
 
 using namespace collsim;
 using collsim::test::route_between;
+constexpr auto allreduce = collsim::test::allreduce_schedule;
+
 
 namespace {
 
@@ -41,25 +44,9 @@ ClusterConfig mesh(Rank ranks, const std::string& extra) {
                               "t.yaml");
 }
 
-Schedule allreduce(const std::string& algorithm, Rank ranks, std::uint64_t bytes) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  return generate_schedule(algorithm, r);
-}
-
+// Every engine's time at this file's gamma.
 std::vector<std::pair<std::string, double>> engine_times(const Schedule& s, const Topology& t) {
-  FlowOptions events_only;
-  events_only.shortcut = false;
-  std::vector<std::pair<std::string, double>> times = {
-      {"analytic", run_analytic(s, t, kGamma).time_s},
-      {"flow", run_flow(s, t, kGamma).time_s},
-      {"flow without its shortcut", run_flow(s, t, kGamma, events_only).time_s},
-  };
-#ifdef COLLSIM_HAVE_SIMGRID
-  times.emplace_back("simgrid", run_simgrid(s, t, kGamma).time_s);
-#endif
-  return times;
+  return collsim::test::engine_times(s, t, kGamma);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
+#include "tests/support/engine_times.hpp"
 #include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
@@ -26,6 +27,7 @@
 
 using namespace collsim;
 using collsim::test::one_message;
+using collsim::test::engine_times;
 using collsim::test::route_between;
 
 namespace {
@@ -51,20 +53,6 @@ ClusterConfig cluster(const std::string& topology, double gamma = 0) {
 
 
 
-// Every engine's time, by name (SimGrid's where it is built).
-std::vector<std::pair<std::string, double>> engine_times(const Schedule& s, const Topology& t, double gamma) {
-  FlowOptions events_only;
-  events_only.shortcut = false;
-  std::vector<std::pair<std::string, double>> times = {
-      {"analytic", run_analytic(s, t, gamma).time_s},
-      {"flow", run_flow(s, t, gamma).time_s},
-      {"flow without its shortcut", run_flow(s, t, gamma, events_only).time_s},
-  };
-#ifdef COLLSIM_HAVE_SIMGRID
-  times.emplace_back("simgrid", run_simgrid(s, t, gamma).time_s);
-#endif
-  return times;
-}
 
 }  // namespace
 

@@ -1,9 +1,12 @@
 // tests/support/one_message.hpp — small helpers the cost-rule tests share: a schedule of one
-// message, and the route between two ranks (flow id 0).
+// message, an allreduce's schedule by name, and the route between two ranks (flow id 0).
 #pragma once
 
 #include <vector>
 
+#include <string>
+
+#include "collectives/algorithm.hpp"
 #include "collectives/schedule.hpp"
 #include "topologies/topology.hpp"
 
@@ -18,6 +21,14 @@ inline Schedule one_message(Rank ranks, Rank src, Rank dst, std::uint64_t bytes)
   const ChunkId all = s.add_chunk({0, bytes});
   s.append(src, all, dst, all, Op::copy, 0, {});
   return s;
+}
+
+// `algorithm`'s allreduce of `bytes` on `ranks` ranks, its other choices by default.
+inline Schedule allreduce_schedule(const std::string& algorithm, Rank ranks, std::uint64_t bytes) {
+  ScheduleRequest r;
+  r.ranks = ranks;
+  r.bytes = bytes;
+  return generate_schedule(algorithm, r);
 }
 
 inline std::vector<LinkId> route_between(const Topology& t, Rank src, Rank dst) {

@@ -66,16 +66,29 @@ Rank calibration_ranks(const ValidateOptions& o) {
   return o.backend == "mpi" || o.backend == "mpi+cuda" ? std::min(most, cores) : most;
 }
 
+// The calibrated tables beyond the link's size factors, as the preamble names them ("" when
+// the backend measured none).
+std::string context_tables(const Calibration& c) {
+  std::vector<std::string> parts;
+  if (!c.exchange_factors.rows.empty())
+    parts.push_back(fmt::format("exchanges by {} rows of their own", c.exchange_factors.rows.size()));
+  if (!c.reduction_factors.empty())
+    parts.push_back(fmt::format("reductions by {} size rows", c.reduction_factors.size()));
+  if (!c.reduction_into_sent_factors.empty())
+    parts.push_back(fmt::format("reductions into data just sent by {} more", c.reduction_into_sent_factors.size()));
+  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
+}
+
 std::string preamble(const ValidateOptions& o, const Calibration& c, const std::string& name) {
   std::string text = fmt::format(
       "# Validation: {}\n\n"
       "`collsim validate --backend {} --ranks {} --bytes {} --algo {} --iters {} --warmup {}`\n\n"
       "Predicted: flow engine on `calibrated.yaml`: the rank link follows the ping-pong sweep through {} size-factor "
-      "rows (as one line it would be alpha {}, {:.3f} GB/s), shared capacity {}, gamma {:.3g} s/B, {}. Measured: the "
+      "rows (as one line it would be alpha {}, {:.3f} GB/s){}, shared capacity {}, gamma {:.3g} s/B, {}. Measured: the "
       "median of {} iterations of the same schedule executed on backend {}, each verified. Machine: `machine.md`; "
       "plot: `plot.svg`.\n",
       name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.algo, o.iterations, o.warmup, c.size_factors.rows.size(),
-      format_seconds(c.link.intercept), to_GBps(1.0 / c.link.slope),
+      format_seconds(c.link.intercept), to_GBps(1.0 / c.link.slope), context_tables(c),
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", to_GBps(c.shared_Bps)) : std::string("none"), c.gamma_s_per_byte,
       c.memory_Bps > 0 ? fmt::format("each rank's memory {:.3f} GB/s, shared by its transfers and reductions",
                                      to_GBps(c.memory_Bps))

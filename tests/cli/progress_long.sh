@@ -61,6 +61,9 @@ if [ -x "$(dirname "$collsim")/collsim-mpi-worker" ]; then
       fail "validate: no line on the machine's drift: $(cat "$tmp/out")"
     head -1 "$tmp/report/results.csv" | grep -q ',machine_drift_pct$' || fail "validate: results.csv has no drift column"
     tail -1 "$tmp/report/results.csv" | grep -Eq ',[0-9]+\.[0-9]$' || fail "validate: the case has no drift: $(tail -1 "$tmp/report/results.csv")"
+    # The report names the calibrated tables the prediction used beyond the size factors.
+    grep -Eq 'exchanges by [0-9]+ rows of their own, reductions by [0-9]+ size rows, reductions into data just sent by [0-9]+ more' \
+      "$tmp/report/results.md" || fail "validate: results.md does not name the calibrated tables: $(sed -n 5p "$tmp/report/results.md")"
   else
     grep -q '^collsim: error: ' "$tmp/err" || fail "validate exited $rc without an error line"
     echo "validate: the calibration was refused on this machine ($(grep -m1 '^collsim: error' "$tmp/err")); progress up to it checked"

@@ -97,6 +97,38 @@ std::vector<SizeTime> measure_ping_pong(const CalibrationPlan& plan) {
   return points;
 }
 
+// This rank and its partner (rank ^ 1) send `count` bytes to each other at once.
+void exchange_with_partner(const char* out, char* in, int count, int tag) {
+  const int partner = world_rank() ^ 1;
+  MPI_Request requests[2];
+  MPI_Irecv(in, count, MPI_BYTE, partner, tag, MPI_COMM_WORLD, &requests[0]);
+  MPI_Isend(out, count, MPI_BYTE, partner, tag, MPI_COMM_WORLD, &requests[1]);
+  MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+}
+
+// The slower rank's mean of `busy` seconds over `reps` repetitions, on every rank.
+double slower_rank_mean(double busy, int reps) {
+  double slower = busy / reps;
+  MPI_Allreduce(MPI_IN_PLACE, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slower;
+}
+
+// One point of a sweep timed by `once(buffers, bytes, reps)` (the slower rank's mean): the
+// median of kRounds rounds after a warm-up, repetitions chosen so a round, writes and barriers
+// included, takes about `seconds` / kRounds.
+template <class Once>
+double timed_point(FootprintBuffers& buffers, std::uint64_t bytes, double seconds, Once once) {
+  once(buffers, bytes, 1);  // warm-up
+  const double start = MPI_Wtime();
+  once(buffers, bytes, 1);
+  double one = MPI_Wtime() - start;
+  MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const int reps = repetitions_for(one, seconds / kRounds);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) rounds.push_back(once(buffers, bytes, reps));
+  return median_of(rounds);
+}
+
 // Ranks 0 and 1 send `bytes` to each other at once, `reps` times; returns the slower rank's
 // mean time of an exchange. Each exchange's send buffer is written first, outside the clock:
 // a collective sends data it has just written (the fill, a reduction), and on this project's
@@ -113,29 +145,10 @@ double exchange_pair_once(FootprintBuffers& buffers, std::uint64_t bytes, int re
     MPI_Barrier(MPI_COMM_WORLD);
     if (me >= 2) continue;
     const double start = MPI_Wtime();
-    MPI_Request requests[2];
-    MPI_Irecv(in, count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[0]);
-    MPI_Isend(out, count, MPI_BYTE, me ^ 1, 2, MPI_COMM_WORLD, &requests[1]);
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    exchange_with_partner(out, in, count, 2);
     busy += MPI_Wtime() - start;
   }
-  double slower = busy / reps;
-  MPI_Allreduce(MPI_IN_PLACE, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slower;
-}
-
-// One exchange point: the median of kRounds rounds, repetitions chosen so a round, writes and
-// barriers included, takes about `seconds` / kRounds (the ping-pong's budget).
-double exchange_pair_point(FootprintBuffers& buffers, std::uint64_t bytes, double seconds) {
-  exchange_pair_once(buffers, bytes, 1);  // warm-up
-  const double start = MPI_Wtime();
-  exchange_pair_once(buffers, bytes, 1);
-  double one = MPI_Wtime() - start;
-  MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  const int reps = repetitions_for(one, seconds / kRounds);
-  std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) rounds.push_back(exchange_pair_once(buffers, bytes, reps));
-  return median_of(rounds);
+  return slower_rank_mean(busy, reps);
 }
 
 // The exchange sweep's time per point, as a share of the ping-pong's: it adds to every
@@ -152,7 +165,7 @@ std::vector<SizeTime> measure_exchange(const CalibrationPlan& plan) {
   // exchanges, 1 B came out at x2 the one-way time (2 B: x1.3) in most launches.
   FootprintBuffers buffers = warmed_buffers(plan.max_bytes, exchange_pair_once);
   for (std::uint64_t bytes : sweep(1, plan.max_bytes, kPingPongStep))
-    points.push_back({bytes, exchange_pair_point(buffers, bytes, seconds), {}});
+    points.push_back({bytes, timed_point(buffers, bytes, seconds, exchange_pair_once), {}});
   return points;
 }
 
@@ -162,12 +175,7 @@ double exchange_once(std::vector<char>& out, std::vector<char>& in, std::uint64_
   const int me = world_rank();
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  if (me < 2 * pairs) {
-    MPI_Request requests[2];
-    MPI_Irecv(in.data(), int(bytes), MPI_BYTE, me ^ 1, 1, MPI_COMM_WORLD, &requests[0]);
-    MPI_Isend(out.data(), int(bytes), MPI_BYTE, me ^ 1, 1, MPI_COMM_WORLD, &requests[1]);
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
-  }
+  if (me < 2 * pairs) exchange_with_partner(out.data(), in.data(), int(bytes), 1);
   double elapsed = MPI_Wtime() - start;
   MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return elapsed;
@@ -235,17 +243,12 @@ double reduction_into_sent_once(FootprintBuffers& buffers, std::uint64_t bytes, 
     char* received = buffers.next();
     MPI_Barrier(MPI_COMM_WORLD);
     if (me >= 2) continue;
-    MPI_Request requests[2];
-    MPI_Irecv(received, count, MPI_BYTE, me ^ 1, 3, MPI_COMM_WORLD, &requests[0]);
-    MPI_Isend(sent, count, MPI_BYTE, me ^ 1, 3, MPI_COMM_WORLD, &requests[1]);
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    exchange_with_partner(sent, received, count, 3);
     const double start = MPI_Wtime();
     reduce_sum(reinterpret_cast<float*>(sent), reinterpret_cast<const float*>(received), bytes / sizeof(float));
     busy += MPI_Wtime() - start;
   }
-  double slower = busy / reps;
-  MPI_Allreduce(MPI_IN_PLACE, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slower;
+  return slower_rank_mean(busy, reps);
 }
 
 // At the reduction sweep's sizes, a third of its time per point (each repetition is an
@@ -255,17 +258,8 @@ std::vector<SizeTime> measure_reduction_into_sent(const CalibrationPlan& plan) {
   const double seconds = kExchangeBudgetShare * plan.seconds_per_point;
   const std::uint64_t max_bytes = std::max<std::uint64_t>(plan.max_bytes, 4096);
   FootprintBuffers buffers = warmed_buffers(max_bytes, reduction_into_sent_once);
-  for (std::uint64_t bytes : sweep(4096, max_bytes, kPingPongStep)) {
-    reduction_into_sent_once(buffers, bytes, 1);  // warm-up
-    const double start = MPI_Wtime();
-    reduction_into_sent_once(buffers, bytes, 1);
-    double one = MPI_Wtime() - start;
-    MPI_Bcast(&one, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    const int reps = repetitions_for(one, seconds / kRounds);
-    std::vector<double> rounds;
-    for (int r = 0; r < kRounds; ++r) rounds.push_back(reduction_into_sent_once(buffers, bytes, reps));
-    points.push_back({bytes, median_of(rounds), {}});
-  }
+  for (std::uint64_t bytes : sweep(4096, max_bytes, kPingPongStep))
+    points.push_back({bytes, timed_point(buffers, bytes, seconds, reduction_into_sent_once), {}});
   return points;
 }
 

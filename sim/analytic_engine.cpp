@@ -119,9 +119,13 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
   topology.check_reducers(s);
-  // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp).
+  // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp): its
+  // floor, 3 / memory bandwidth, is the rank's (reduction_s_per_byte at gamma 0), worked out
+  // once here rather than at each of a schedule's millions of reductions.
+  std::vector<double> memory_floor(s.info().ranks);
+  for (Rank r = 0; r < memory_floor.size(); ++r) memory_floor[r] = reduction_s_per_byte(topology, r, 0);
   const auto gamma = [&](Rank r, std::uint64_t bytes, bool into_sent) {
-    return reduction_s_per_byte(topology, r, gamma_s_per_byte, bytes, into_sent);
+    return std::max(reduction_gamma(topology, gamma_s_per_byte, bytes, into_sent), memory_floor[r]);
   };
   return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, context_for(s, topology), options);
 }

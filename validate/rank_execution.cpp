@@ -2,6 +2,7 @@
 #include "validate/rank_execution.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace collsim {
 
@@ -15,14 +16,34 @@ void HostMemory::copy(float* dst, const float* src, std::uint64_t count) { std::
 
 RankExecution::RankExecution(const RankProgram& program, std::span<float> buffer, Faults faults)
     : program_(program), buffer_(buffer), own_memory_(std::make_unique<HostMemory>()), memory_(own_memory_.get()),
-      faults_(faults), staging_of_(program.ops.size(), 0) {}
+      faults_(faults), staging_of_(program.ops.size(), 0) {
+  index_receives();
+}
 
 RankExecution::RankExecution(const RankProgram& program, std::span<float> buffer, RankMemory& memory, Faults faults)
-    : program_(program), buffer_(buffer), memory_(&memory), faults_(faults), staging_of_(program.ops.size(), 0) {}
+    : program_(program), buffer_(buffer), memory_(&memory), faults_(faults), staging_of_(program.ops.size(), 0) {
+  index_receives();
+}
+
+void RankExecution::index_receives() {
+  constexpr std::uint32_t kNoPeer = ~std::uint32_t(0);
+  std::unordered_map<Rank, std::uint32_t> slot_of;
+  peer_slot_.assign(program_.ops.size(), kNoPeer);
+  for (std::uint32_t op = 0; op < program_.ops.size(); ++op) {
+    const RankOp& rank_op = program_.ops[op];
+    if (rank_op.role != Role::receive) continue;
+    const auto [it, added] = slot_of.try_emplace(rank_op.peer, std::uint32_t(receives_of_peer_.size()));
+    if (added) receives_of_peer_.emplace_back();
+    peer_slot_[op] = it->second;
+    receives_of_peer_[it->second].push_back(op);
+  }
+}
 
 void RankExecution::start(Transport& transport) {
   waiting_for_ = program_.local_dependencies;
   done_ = 0;
+  next_receive_of_peer_.assign(receives_of_peer_.size(), 0);
+  waits_turn_.assign(program_.ops.size(), false);
   for (std::uint32_t op = 0; op < program_.ops.size(); ++op)
     if (waiting_for_[op] == 0) ready_.push(op);
   issue_ready(transport);
@@ -35,14 +56,41 @@ void RankExecution::complete(std::uint32_t op, Transport& transport) {
     reduce_into(rank_op, staging_[slot]);
     free_staging_.push_back(slot);
   }
+  if (rank_op.role == Role::receive) pass_turn(op);
   finish(op);
   issue_ready(transport);
+}
+
+// A rank posts its receives from one peer one at a time, in list order. Posted all at once,
+// the receives of a pipelined step are all copied inside one progress call of Open MPI (its
+// single-copy shared memory: the receiver copies), so a tree's root received every segment
+// before it reduced or forwarded one, and a ring's slices did not overlap its reductions:
+// the schedule's pipeline never ran. One at a time per peer is also the order the simulation
+// gives a pair's messages. It cannot deadlock: the earliest incomplete transfer of the
+// schedule has every dependency done, so its send is posted, and it is the earliest
+// incomplete receive from its peer, so its receive is too.
+bool RankExecution::receive_waits_its_turn(std::uint32_t op) {
+  const std::uint32_t peer = peer_slot_[op];
+  if (receives_of_peer_[peer][next_receive_of_peer_[peer]] == op) return false;
+  waits_turn_[op] = true;
+  return true;
+}
+
+void RankExecution::pass_turn(std::uint32_t receive) {
+  const std::uint32_t peer = peer_slot_[receive];
+  const std::vector<std::uint32_t>& queue = receives_of_peer_[peer];
+  if (++next_receive_of_peer_[peer] == queue.size()) return;
+  const std::uint32_t next = queue[next_receive_of_peer_[peer]];
+  if (!waits_turn_[next]) return;  // not ready yet: it is posted when it is
+  waits_turn_[next] = false;
+  ready_.push(next);
 }
 
 void RankExecution::issue_ready(Transport& transport) {
   while (!ready_.empty()) {
     const std::uint32_t op = ready_.top();
     ready_.pop();
+    if (program_.ops[op].role == Role::receive && receive_waits_its_turn(op)) continue;
     issue(op, transport);
   }
 }

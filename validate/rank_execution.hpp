@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "validate/huge_page_allocator.hpp"
 #include "validate/rank_program.hpp"
 
 namespace collsim {
@@ -48,7 +49,7 @@ class RankMemory {
   virtual void add_one(float* at) = 0;  // fault injection: *at += 1
 };
 
-// Host memory: everything happens at once, on the calling thread.
+// Host memory: everything happens at once, on the calling thread; large blocks on huge pages.
 class HostMemory final : public RankMemory {
  public:
   float* allocate(std::uint64_t elements) override;
@@ -57,7 +58,7 @@ class HostMemory final : public RankMemory {
   void add_one(float* at) override { *at += 1.0f; }
 
  private:
-  std::vector<std::vector<float>> blocks_;
+  std::vector<HostVector<float>> blocks_;
 };
 
 class RankExecution {
@@ -76,6 +77,9 @@ class RankExecution {
   std::size_t completed() const { return done_; }
 
  private:
+  void index_receives();
+  bool receive_waits_its_turn(std::uint32_t op);
+  void pass_turn(std::uint32_t receive);
   void issue_ready(Transport& transport);
   void issue(std::uint32_t op, Transport& transport);
   void finish(std::uint32_t op);
@@ -98,6 +102,13 @@ class RankExecution {
   std::vector<float*> staging_;
   std::vector<std::uint32_t> free_staging_;
   std::vector<std::uint32_t> staging_of_;  // per op
+  // One receive posted per peer at a time, in list order (a pipelined collective's window:
+  // see issue_ready). Per peer: its receives in list order and the next one's position;
+  // per receive: its peer's slot, and whether it is ready and waiting for its turn.
+  std::vector<std::vector<std::uint32_t>> receives_of_peer_;
+  std::vector<std::uint32_t> next_receive_of_peer_;
+  std::vector<std::uint32_t> peer_slot_;
+  std::vector<bool> waits_turn_;
 };
 
 }  // namespace collsim

@@ -171,7 +171,7 @@ std::vector<SizeTime> measure_exchange(const CalibrationPlan& plan) {
 
 // Ranks [0, 2 pairs) exchange `bytes` with their partner (rank ^ 1), both ways at once:
 // 2 x pairs flows. Returns the time until the last rank finished.
-double exchange_once(std::vector<char>& out, std::vector<char>& in, std::uint64_t bytes, int pairs) {
+double exchange_once(HostVector<char>& out, HostVector<char>& in, std::uint64_t bytes, int pairs) {
   const int me = world_rank();
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -188,7 +188,7 @@ std::vector<ConcurrentSample> measure_concurrent(const CalibrationPlan& plan) {
   for (std::uint64_t size : {256ull << 10, 1ull << 20, 16ull << 20}) {
     const std::uint64_t bytes = std::min<std::uint64_t>(plan.max_bytes, size);
     if (!samples.empty() && samples.back().bytes == bytes) break;
-    std::vector<char> out(bytes, 2), in(bytes);
+    HostVector<char> out(bytes, 2), in(bytes);
     for (int pairs = 1; 2 * pairs <= world_size(); pairs *= 2) {
       exchange_once(out, in, bytes, pairs);  // warm-up
       const int reps = repetitions_for(exchange_once(out, in, bytes, pairs), plan.seconds_per_point / kRounds);
@@ -268,7 +268,7 @@ std::vector<SizeTime> measure_reduction_into_sent(const CalibrationPlan& plan) {
 std::vector<SizeTime> measure_memory_copy(const CalibrationPlan& plan) {
   if (world_rank() != 0) return {};
   const std::uint64_t bytes = std::max<std::uint64_t>(plan.max_bytes, 4096);
-  std::vector<char> src(bytes, 3), dst(bytes, 0);  // both written: their pages exist before the clock runs
+  HostVector<char> src(bytes, 3), dst(bytes, 0);  // both written: their pages exist before the clock runs
   const double start = MPI_Wtime();
   std::memcpy(dst.data(), src.data(), bytes);
   const int reps = repetitions_for(MPI_Wtime() - start, plan.seconds_per_point / kRounds);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "validate/calibration.hpp"
+#include "validate/huge_page_allocator.hpp"
 
 namespace collsim {
 
@@ -23,17 +24,19 @@ namespace collsim {
 // byte of them once before its clock runs: the first message through a page here took 2-6x
 // the later ones (8 MiB: 2.5-5.6 ms, then 0.9-1.4), which a collective's buffers, warmed by its
 // warm-up iterations, never pay (a sweep on unwarmed 64 MiB buffers timed 8 MiB at 6 ms).
+// Those figures are from 4 KiB pages; the buffers now lie on huge pages, as the executed
+// schedules' do (validate/huge_page_allocator.hpp).
 constexpr std::size_t kFootprintBuffers = 3;
 
 class FootprintBuffers {
  public:
-  explicit FootprintBuffers(std::uint64_t bytes) : buffers_(kFootprintBuffers, std::vector<char>(bytes, 1)) {}
+  explicit FootprintBuffers(std::uint64_t bytes) : buffers_(kFootprintBuffers, HostVector<char>(bytes, 1)) {}
   // The next buffer in turn (aligned for floats: each is its own allocation).
   char* next() { return buffers_[next_++ % buffers_.size()].data(); }
   std::uint64_t bytes() const { return buffers_.front().size(); }
 
  private:
-  std::vector<std::vector<char>> buffers_;
+  std::vector<HostVector<char>> buffers_;
   std::size_t next_ = 0;
 };
 

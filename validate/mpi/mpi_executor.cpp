@@ -12,6 +12,7 @@
 #include "collectives/units.hpp"
 #include "validate/mpi/device_transport.hpp"
 #include "validate/mpi/mpi_calibration.hpp"
+#include "validate/huge_page_allocator.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 #include "validate/rank_program.hpp"
 #include "validate/reference_data.hpp"
@@ -52,7 +53,7 @@ struct DeviceBuffer {
 // Warm-up then timed iterations of `once` (which runs the collective on the rank's buffer),
 // each started after a barrier; an iteration's time is the slowest rank's. Inputs are made
 // in `host` and, for a device buffer, copied there and back outside the timed region.
-std::vector<double> timed_iterations(const ExecutionJob& job, const ScheduleInfo& info, std::vector<float>& host,
+std::vector<double> timed_iterations(const ExecutionJob& job, const ScheduleInfo& info, std::span<float> host,
                                      const std::optional<DeviceBuffer>& device, ProgressBeacon& progress,
                                      const std::function<void()>& once) {
   std::vector<double> times;
@@ -94,7 +95,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
   check_tag_range(schedule.size());
   const RankProgram program = build_rank_program(schedule, Rank(world_rank()));
-  std::vector<float> host(program.address_space);
+  HostVector<float> host(program.address_space);
   Measurement m = measurement_of(job, job.backend, algorithm, bytes, schedule);
   if (!make_device) {
     RankExecution execution(program, host, faults);
@@ -122,7 +123,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
 Measurement run_mpi_allreduce(const ExecutionJob& job, std::uint64_t bytes, const DeviceFactory& make_device,
                               ProgressBeacon& progress) {
   const ScheduleInfo info = library_allreduce_info(job, "MPI_Allreduce", bytes);
-  std::vector<float> host(info.bytes);
+  HostVector<float> host(info.bytes);
   Measurement m = measurement_of(job, job.backend, info, bytes);
   const int count = int(host.size());
   if (!make_device) {

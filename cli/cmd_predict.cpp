@@ -136,7 +136,11 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                                          : "largest alpha + latencies, bottleneck bandwidth";
     fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
                to_string(t.routing), describe(t.placement), cost);
-    if (t.models_memory())
+    if (t.models_core())
+      fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its reductions "
+                 "(alone: bytes x gamma)\n",
+                 format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+    else if (t.models_memory())
       fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its reductions "
                  "(3 bytes per byte, at most 3/gamma)\n",
                  format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));

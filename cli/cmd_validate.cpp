@@ -90,9 +90,13 @@ std::string preamble(const ValidateOptions& o, const Calibration& c, const std::
       name, o.backend, fmt::join(o.ranks, ","), o.bytes, o.algo, o.iterations, o.warmup, c.size_factors.rows.size(),
       format_seconds(c.link.intercept), to_GBps(1.0 / c.link.slope), context_tables(c),
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", to_GBps(c.shared_Bps)) : std::string("none"), c.gamma_s_per_byte,
-      c.memory_Bps > 0 ? fmt::format("each rank's memory {:.3f} GB/s, shared by its transfers and reductions",
-                                     to_GBps(c.memory_Bps))
-                       : std::string("no memory bandwidth (reductions overlap transfers for free)"),
+      c.core_Bps > 0
+          ? fmt::format("each rank's core {:.3f} GB/s of copies, shared by what it receives (the receiver copies) and "
+                        "its reductions",
+                        to_GBps(c.core_Bps))
+      : c.memory_Bps > 0 ? fmt::format("each rank's memory {:.3f} GB/s, shared by its transfers and reductions",
+                                       to_GBps(c.memory_Bps))
+                         : std::string("no memory bandwidth (reductions overlap transfers for free)"),
       o.iterations, o.backend);
   if (!c.reliable())
     text += fmt::format("\n**The calibration was flagged unreliable**: {}. Read the errors below with that in mind.\n",

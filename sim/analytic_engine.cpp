@@ -125,7 +125,7 @@ AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double 
   std::vector<double> memory_floor(s.info().ranks);
   for (Rank r = 0; r < memory_floor.size(); ++r) memory_floor[r] = reduction_s_per_byte(topology, r, 0);
   const auto gamma = [&](Rank r, std::uint64_t bytes, bool into_sent) {
-    return std::max(reduction_gamma(topology, gamma_s_per_byte, bytes, into_sent), memory_floor[r]);
+    return std::max(reduction_gamma(topology, gamma_s_per_byte, bytes, s.info().segments, into_sent), memory_floor[r]);
   };
   return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, context_for(s, topology), options);
 }

@@ -3,6 +3,7 @@
 #include "sim/cost_rule.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace collsim {
@@ -64,15 +65,26 @@ double reduction_rate_cap_Bps(double gamma_s_per_byte) {
   return gamma_s_per_byte > 0 ? kReductionMemoryBytes / gamma_s_per_byte : kNoBottleneck_Bps;
 }
 
-double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, bool into_sent) {
-  return gamma_s_per_byte * topology.reduction_factor_at(bytes, into_sent);
+ReductionFlow reduction_flow(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes) {
+  if (!topology.models_core())
+    return {kReductionMemoryBytes * double(bytes), reduction_rate_cap_Bps(gamma_s_per_byte)};
+  const double core_Bps = topology.network.link(topology.memory_links.front()).bandwidth_Bps;
+  const double core_bytes = double(bytes) * gamma_s_per_byte * core_Bps;
+  return {core_bytes > 0 ? std::max(1.0, std::round(core_bytes)) : 0.0, core_Bps};
+}
+
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t slices,
+                       bool into_sent) {
+  const std::uint64_t n = std::max<std::uint32_t>(slices, 1);
+  const std::uint64_t whole = bytes > kLargeMessage / n ? kLargeMessage : bytes * n;
+  return gamma_s_per_byte * topology.reduction_factor_at(whole, into_sent);
 }
 
 double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte, std::uint64_t bytes,
                             bool into_sent) {
-  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes, into_sent);
+  const double gamma = reduction_gamma(topology, gamma_s_per_byte, bytes, 1, into_sent);
   const LinkId memory = topology.memory_of(rank);
-  if (memory == kNoLink) return gamma;
+  if (memory == kNoLink || topology.models_core()) return gamma;
   return std::max(gamma, kReductionMemoryBytes / shared_capacity_Bps(topology.network, memory, simple_protocol()));
 }
 
@@ -118,9 +130,11 @@ double rank_port_beta(const Topology& topology, Rank rank, const Protocol& proto
   const double port_Bps = std::min(out_Bps, in_Bps);
   double beta = port_Bps > 0 ? 1.0 / port_Bps : 0.0;
   // Every byte sent is read from the rank's memory and every byte received written to it: as
-  // many bytes each way cross it twice per byte of one direction.
+  // many bytes each way cross it twice per byte of one direction. A core copies the received
+  // bytes only.
+  const double crossings = topology.models_core() ? 1.0 : 2.0;
   if (topology.models_memory())
-    beta = std::max(beta, 2.0 / shared_capacity_Bps(topology.network, topology.memory_of(rank), protocol));
+    beta = std::max(beta, crossings / shared_capacity_Bps(topology.network, topology.memory_of(rank), protocol));
   return beta;
 }
 

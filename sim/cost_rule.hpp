@@ -34,6 +34,10 @@
 // memory beside the rank's transfers (docs/semantics.md, "The rank's memory"). The cluster's
 // reduction factors scale gamma by the reduction's size (data in cache reduces faster), and
 // its reduction_into_sent_factors for a reduction into data its rank has just sent.
+// A rank's core (where the config gives core_copy_Bps instead: a CPU rank that copies what
+// it receives) is that link on the receiving end of every route only, and a reduction crosses
+// it as b x gamma x core_copy_Bps bytes: alone it takes b x gamma, beside a receive the two
+// share the core (docs/semantics.md, "The rank's core").
 // Touches nothing but its arguments (and the cache an engine keeps per route).
 #pragma once
 
@@ -106,14 +110,31 @@ inline constexpr double kReductionMemoryBytes = 3;
 // The memory rate a rank's reduction unit can draw: 3 / gamma (infinite with gamma 0).
 double reduction_rate_cap_Bps(double gamma_s_per_byte);
 
-// The reduction unit's seconds per byte for a reduction of `bytes`: gamma times the cluster's
-// reduction factor at that size (Topology::reduction_factors; 1 without them); `into_sent`: a
-// reduction into data its rank has just sent (collectives/transfer_context.hpp), which takes
-// reduction_into_sent_factors where the cluster has them.
-double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, bool into_sent = false);
+// A reduction of `bytes` at `gamma_s_per_byte` (reduction_gamma) as a flow on its rank's own
+// link (Topology::models_memory): with memory, 3 bytes per byte at no more than 3 / gamma; with
+// a core, bytes x gamma x the core's rate (its time alone: bytes x gamma), rounded to whole
+// bytes as SimGrid counts a message's, one at least (a byte of a core is a fraction of a
+// nanosecond), at no more than the core's rate.
+struct ReductionFlow {
+  double bytes = 0;
+  double cap_Bps = 0;
+};
+ReductionFlow reduction_flow(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes);
+
+// The reduction unit's seconds per byte for a reduction of `bytes`, one of `slices` slices of
+// a pipelined transfer (1: a transfer on its own): gamma times the cluster's reduction factor
+// at the transfer's size, slices x bytes (Topology::reduction_factors; 1 without them). As a
+// slice streams in the regime of its whole transfer, so does its reduction: a 1 MiB slice of
+// a 16 MiB tree is reduced from memory, not from the caches a lone 1 MiB reduction stays in
+// (this project's node: 1.09 ms per 16 MiB against 30 us per lone MiB; validate/README.md).
+// `into_sent`: a reduction into data its rank has just sent (collectives/transfer_context.hpp),
+// which takes reduction_into_sent_factors where the cluster has them.
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t slices,
+                       bool into_sent = false);
 
 // Seconds per byte a reduction of `bytes` on `rank` takes alone: reduction_gamma, or with the
-// rank's memory modelled, max(reduction_gamma, 3 / its memory bandwidth).
+// rank's memory modelled, max(reduction_gamma, 3 / its memory bandwidth) (with a core:
+// reduction_gamma, to the byte).
 double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_per_byte,
                             std::uint64_t bytes = std::uint64_t(1) << 62, bool into_sent = false);
 

@@ -124,7 +124,7 @@ class FlowSimulation {
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
         channels_(t, info.segments, options.protocol, options.shortcut), ranks_(info.endpoints()),
-        reducer_queue_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks),
+        reducer_queue_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks), slices_(info.segments),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
@@ -315,7 +315,7 @@ class FlowSimulation {
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
       if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, x.into_sent);
+      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent);
       r.reducer_free_s = done;
       r.last_arrival_s = at;
       r.last = id;
@@ -324,9 +324,10 @@ class FlowSimulation {
     complete(id, x.dst, done);
   }
 
-  // The ranks' memory modelled: a reduction is a flow of 3 bytes per byte across its rank's
-  // memory link, capped at its reduction unit's pace (sim/cost_rule.hpp), one at a time per
-  // rank in order of arrival. It arrives now (no shortcut runs ahead with memory modelled).
+  // The ranks' memory (or cores) modelled: a reduction is a flow across its rank's memory link
+  // of 3 bytes per byte, capped at its reduction unit's pace (or across its core of bytes x
+  // gamma x the core's rate: sim/cost_rule.hpp's reduction_flow), one at a time per rank in
+  // order of arrival. It arrives now (no shortcut runs ahead with memory modelled).
   void reduce_in_memory(TransferId id, const TransferFacts& x) {
     RankState& r = ranks_[x.dst];
     if (r.reducer_busy) return reducer_queue_[x.dst].push_back({id, x});
@@ -336,9 +337,13 @@ class FlowSimulation {
   void start_reduction(TransferId id, const TransferFacts& x, double now) {
     RankState& r = ranks_[x.dst];
     r.reducer_busy = true;
-    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst),
-                                                        reduction_rate_cap_Bps(reduction_gamma(t_, gamma_, x.bytes, x.into_sent)));
-    join_links(slot, kReductionMemoryBytes * double(x.bytes), now);
+    const ReductionFlow flow = reduction_flow_of(x);
+    const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), flow.cap_Bps);
+    join_links(slot, flow.bytes, now);
+  }
+
+  ReductionFlow reduction_flow_of(const TransferFacts& x) const {
+    return reduction_flow(t_, reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent), x.bytes);
   }
 
   // The reduction's bytes went through memory: it is done, and the rank's next one starts.
@@ -346,7 +351,7 @@ class FlowSimulation {
     const Flow& f = channels_[slot];
     const TransferId id = f.transfer;
     const TransferFacts x = f.facts;
-    links_.carried(channels_.links(slot), kReductionMemoryBytes * double(x.bytes));
+    links_.carried(channels_.links(slot), reduction_flow_of(x).bytes);
     leave_links(slot, now);
     RankState& r = ranks_[x.dst];
     r.reducer_busy = false;
@@ -418,6 +423,7 @@ class FlowSimulation {
   // Per rank, the reductions waiting for its reduction unit; empty without memory links.
   std::vector<std::deque<WaitingReduction>> reducer_queue_;
   Rank first_reducer_;
+  std::uint32_t slices_;  // the schedule's segments: a slice's reduction paces as its transfer's
   // Per link.
   std::vector<double> capacity_;
   flow::DrainingFlows draining_;  // the flows draining now, by drain number
@@ -495,7 +501,9 @@ FlowResult run_flow(const TransferStream& stream, const Topology& topology, doub
 
 std::string link_name(const Network& network, LinkId link) {
   const Link& l = network.link(link);
-  if (l.kind == LinkKind::memory) return fmt::format("{}.memory", network.vertex(l.from).name);
+  if (l.kind == LinkKind::memory)
+    return fmt::format("{}.{}", network.vertex(l.from).name,
+                       network.link_class(l.link_class).name == kCoreClass ? "core" : "memory");
   return fmt::format("{}->{}", network.vertex(l.from).name, network.vertex(l.to).name);
 }
 

@@ -95,7 +95,7 @@ struct Timing {
 class ListTimer {
  public:
   ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, const Protocol& protocol, double gamma)
-      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
+      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), slices_(slices), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
         reducer_last_(ranks, kNoTransfer) {}
 
   bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, PricedAs priced, Timing& t) {
@@ -110,7 +110,7 @@ class ListTimer {
       t.waited = Waited::reducer;
     }
     t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) +
-                     double(bytes) * reduction_gamma(t_, gamma_, bytes, priced.into_sent);
+                     double(bytes) * reduction_gamma(t_, gamma_, bytes, slices_, priced.into_sent);
     reducer_free_[dst] = t.times.done_s;
     reducer_arrival_[dst] = t.times.arrival_s;
     reducer_last_[dst] = id;
@@ -157,6 +157,7 @@ class ListTimer {
   PairTable pairs_;
   const Topology& t_;
   double gamma_;
+  std::uint32_t slices_;  // a slice's reduction paces as its transfer's (reduction_gamma)
   std::vector<double> reducer_free_, reducer_arrival_;
   std::vector<TransferId> reducer_last_;
   std::uint32_t last_pair_ = kNoPair;

@@ -94,21 +94,23 @@ class Run {
   // The ranks' memory modelled (sim/cost_rule.hpp): a reduction is a message from its rank to
   // itself, on the loopback route across its memory link, of this many bytes...
   bool models_memory() const { return topology_.models_memory(); }
-  std::uint64_t reduction_memory_bytes(TransferId id) const {
-    return std::uint64_t(kReductionMemoryBytes) * schedule_.transfer_bytes(id);
-  }
+  std::uint64_t reduction_memory_bytes(TransferId id) const { return std::uint64_t(reduction_flow_of(id).bytes); }
   // ... held to its reduction unit's pace at its size where that is below the memory's
   // capacity (0: none).
   double reduction_rate_bound_Bps(Rank r, TransferId id) const {
-    const double cap = reduction_rate_cap_Bps(
-        reduction_gamma(topology_, gamma_, schedule_.transfer_bytes(id), context_.reduction_into_sent(id)));
+    const double cap = reduction_flow_of(id).cap_Bps;
     return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
+  }
+  std::uint32_t slices() const { return schedule_.info().segments; }
+  ReductionFlow reduction_flow_of(TransferId id) const {
+    const std::uint64_t bytes = schedule_.transfer_bytes(id);
+    return reduction_flow(topology_, reduction_gamma(topology_, gamma_, bytes, slices(), context_.reduction_into_sent(id)), bytes);
   }
   // Without memory links, a reduction is an Exec on a host of speed 1/gamma: its flops are its
   // bytes times its size's reduction factor.
   double reduction_flops(TransferId id) const {
     const std::uint64_t bytes = schedule_.transfer_bytes(id);
-    return double(bytes) * topology_.reduction_factor_at(bytes, context_.reduction_into_sent(id));
+    return double(bytes) * reduction_gamma(topology_, 1.0, bytes, slices(), context_.reduction_into_sent(id));
   }
   simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 

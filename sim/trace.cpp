@@ -109,7 +109,7 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& to
                                              micros(t.ready_s), micros(t.arrival_s - t.ready_s), args)});
     }
     if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
-      const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes);
+      const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes, s.info().segments);
       per_rank[x.dst].push_back({begin, t.done_s,
                                  fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
                                              quoted(fmt::format("reduce from {}", x.src)), micros(begin),

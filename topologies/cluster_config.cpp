@@ -49,9 +49,10 @@ LinkCost flat_link(const ConfigReader& in, const YAML::Node& node, const std::st
 }
 
 void read_flat(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
-  if (root["memory_bandwidth_Bps"])
-    in.fail(root["memory_bandwidth_Bps"], "'memory_bandwidth_Bps' needs the topology form (link_classes with a topology "
-                                          "or nodes): the flat form has no links for the ranks' memory");
+  for (const char* key : {"memory_bandwidth_Bps", "core_copy_Bps"})
+    if (root[key])
+      in.fail(root[key], fmt::format("'{}' needs the topology form (link_classes with a topology or nodes): the flat "
+                                     "form has no links for the ranks' memory or cores", key));
   in.only_keys(root, "cluster", {"name", "description", "ranks", "ranks_per_node", "links", "gamma_s_per_byte", "bytes"});
   c.ranks = in.count(in.require(root, "ranks", ""), "ranks");
   if (root["ranks_per_node"]) c.cost.ranks_per_node = in.count(root["ranks_per_node"], "ranks_per_node");
@@ -296,7 +297,7 @@ std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
 
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
-                                 "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "reduction_factors",
+                                 "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "core_copy_Bps", "reduction_factors",
                                  "reduction_into_sent_factors", "bytes", "calibration"});
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
@@ -340,6 +341,10 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
   if (const YAML::Node memory = root["memory_bandwidth_Bps"]) {
     const double bandwidth = in.physical(memory, "memory_bandwidth_Bps", kBandwidthRange);
     in.at(memory, [&] { topo->add_memory(bandwidth); });
+  }
+  if (const YAML::Node core = root["core_copy_Bps"]) {
+    const double copy = in.physical(core, "core_copy_Bps", kBandwidthRange);
+    in.at(core, [&] { topo->add_core(copy); });
   }
   if (const YAML::Node factors = root["reduction_factors"])
     topo->reduction_factors = read_reduction_factors(in, factors, "reduction_factors");

@@ -29,19 +29,25 @@ void Topology::route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>
   // A rank's memory link begins and ends its routes (a send reads memory, a receive writes
   // it); a switch reducer has none, and its routes are shortest paths (reducer_router).
   const bool reducer = src >= ranks() || dst >= ranks();
-  if (models_memory() && src < ranks()) out.push_back(memory_of(src));
+  if (models_memory() && !models_core() && src < ranks()) out.push_back(memory_of(src));
   (reducer ? *reducer_router : *router).route(vertex_of(src), vertex_of(dst), flow, out);
   if (models_memory() && dst < ranks()) out.push_back(memory_of(dst));
 }
 
 void Topology::add_memory(double bandwidth_Bps) {
   if (network.finalized()) throw Error("memory links added after the network was finalized");
+  if (models_memory()) throw Error("a cluster gives its ranks a memory link or a core link, not both");
   LinkClass memory;
-  memory.name = std::string(kMemoryClass);
+  memory.name = std::string(cores ? kCoreClass : kMemoryClass);
   memory.bandwidth_Bps = bandwidth_Bps;
   const LinkClassId c = network.add_link_class(memory);
-  memory_links.clear();
   for (VertexId v : endpoints) memory_links.push_back(network.add_memory_link(v, c));
+}
+
+void Topology::add_core(double copy_Bps) {
+  if (models_memory()) throw Error("a cluster gives its ranks a memory link or a core link, not both");
+  cores = true;
+  add_memory(copy_Bps);
 }
 
 namespace {

@@ -25,8 +25,10 @@ struct ReductionFactor {
   friend bool operator==(const ReductionFactor&, const ReductionFactor&) = default;
 };
 
-// The link class of the ranks' memory links (Topology::add_memory).
+// The link class of the ranks' memory links (Topology::add_memory), and of their cores'
+// (Topology::add_core).
 inline constexpr std::string_view kMemoryClass = "rank-memory";
+inline constexpr std::string_view kCoreClass = "rank-core";
 
 class Topology {
  public:
@@ -48,7 +50,13 @@ class Topology {
   // memory is not modelled. A transfer's route begins on its source's memory link (a send
   // reads memory) and ends on its destination's (a receive writes it); the engines run a
   // reduction across its rank's (docs/semantics.md, "The rank's memory").
+  // With `core_copy_Bps` instead, the same links are the ranks' cores (`cores` true): a CPU
+  // rank whose receiver copies (Open MPI's single-copy shared memory) copies what it receives
+  // and reduces on one core. A transfer's route then ends on its destination's core link only
+  // (the sender's core is idle while the receiver copies); a reduction crosses it as b x
+  // gamma x core_copy_Bps bytes, its time alone (docs/semantics.md, "The rank's core").
   std::vector<LinkId> memory_links;
+  bool cores = false;
   // In-network reduction: node n's reducing switch (`reduction: nvls`), or none; the fabric's
   // one logical SHARP reducer (`topology: reduction: sharp`), or none. A schedule's reducer k
   // (id ranks() + k) is node k's switch for k below the nodes its ranks span, and the fabric's
@@ -86,11 +94,16 @@ class Topology {
   std::vector<ReductionFactor> reduction_into_sent_factors;
   double reduction_factor_at(std::uint64_t bytes, bool into_sent = false) const;
   bool prices_reductions_into_sent() const { return !reduction_into_sent_factors.empty(); }
+  // A link of each rank's own: its memory, or its core (models_core). The engines run a
+  // reduction across it either way; sim/cost_rule.hpp says with how many bytes.
   bool models_memory() const { return !memory_links.empty(); }
+  bool models_core() const { return cores && models_memory(); }
   LinkId memory_of(Rank r) const { return memory_links.empty() ? kNoLink : memory_links[rank_endpoint[r]]; }
   // Before the network is finalized, with the endpoints known: a memory link of
   // `bandwidth_Bps` on every endpoint (a link class of its own, kMemoryClass; throws Error).
   void add_memory(double bandwidth_Bps);
+  // The same links as the ranks' cores, of `copy_Bps` each (kCoreClass; throws Error).
+  void add_core(double copy_Bps);
   // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
   // Either end may be a reducer (an id from ranks() on).
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;

@@ -80,6 +80,7 @@ CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
   s.exchange = merged(runs, &CalibrationSamples::exchange);
   s.reduction_into_sent = merged(runs, &CalibrationSamples::reduction_into_sent);
   for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
+  for (const CalibrationSamples& run : runs) s.receiver_copies = s.receiver_copies && run.receiver_copies;
   return s;
 }
 
@@ -321,7 +322,9 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
   c.memory_Bps_measured = memory_bandwidth_of(samples.memory_copy);
   // Nothing that crosses the rank's memory alone may be slower for it than measured: one flow
   // at its fastest stretch, one reduction (3 bytes per byte) at its fastest size.
-  if (c.memory_Bps_measured > 0)
+  if (samples.receiver_copies)
+    c.core_Bps = c.size_factors.bandwidth_Bps;
+  else if (c.memory_Bps_measured > 0)
     c.memory_Bps = std::max({c.memory_Bps_measured, c.size_factors.bandwidth_Bps, fastest_reduction_Bps(c)});
   check_sweep_shape(c, c.unreliable_because);
   check_repeats(c.repeats, c.unreliable_because);
@@ -337,12 +340,13 @@ std::string calibration_summary(const Calibration& c) {
     return fmt::format(" [{} .. {}]", format(range.low_quartile), format(range.high_quartile));
   };
   return fmt::format(
-      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, memory {}{}{}; ranks on a CPU {:.0f}% "
+      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, {}{}{}; ranks on a CPU {:.0f}% "
       "of the time: {}",
       format_seconds(c.link.intercept), middle_half(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
       middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
       middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
-      c.memory_Bps > 0 ? format_rate(c.memory_Bps) : "not measured",
+      c.core_Bps > 0 ? "each rank's core " + format_rate(c.core_Bps)
+                     : "memory " + (c.memory_Bps > 0 ? format_rate(c.memory_Bps) : std::string("not measured")),
       c.exchange_factors.rows.empty() ? "" : ", " + exchange_summary(c),
       r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
       100 * c.samples.on_cpu_fraction,
@@ -462,8 +466,15 @@ std::string reduction_factor_field(const Calibration& c, const std::vector<Fitte
   return y;
 }
 
-// A rank's memory bandwidth, where the worker measured it (docs/semantics.md, "The rank's memory").
+// A rank's core, where the ranks copy what they receive (docs/semantics.md, "The rank's core"),
+// or else its memory bandwidth, where the worker measured it ("The rank's memory").
 std::string memory_field(const Calibration& c) {
+  if (c.core_Bps > 0)
+    return "# a rank's core copies what it receives and reduces, one at a time (Open MPI's shared memory: the\n"
+           "# receiver copies); its copy rate is the ping-pong's fastest stretch. The memcpy, 2 bytes per byte\n"
+           "# copied, for reference:\n" +
+           measured_comments(c.samples.memory_copy, "") +
+           fmt::format("core_copy_Bps: {:.10e}  # measured by calibrate (the ping-pong's fastest stretch)\n", c.core_Bps);
   if (c.memory_Bps <= 0) return "";
   std::string y = "# a rank's memory: memcpy, 2 bytes read and written per byte copied:\n" +
                   measured_comments(c.samples.memory_copy, "");
@@ -563,6 +574,7 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
   j["on_cpu_fraction"] = s.on_cpu_fraction;
+  if (s.receiver_copies) j["receiver_copies"] = true;
   return j;
 }
 
@@ -595,6 +607,7 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   s.library = j.value("library", "");
   s.device = j.value("device", "");
   s.on_cpu_fraction = j.value("on_cpu_fraction", 1.0);
+  s.receiver_copies = j.value("receiver_copies", false);
   return s;
 }
 

@@ -61,6 +61,10 @@ struct CalibrationSamples {
   std::vector<SizeTime> reduction_into_sent;
   std::string library;               // MPI library / CUDA runtime and driver version line
   std::string device;                // the GPU's name (cuda); empty for mpi
+  // The ranks copy what they receive, on the core that reduces (mpi on host buffers: Open
+  // MPI's shared memory has the receiver copy): the model gives each rank a core
+  // (core_copy_Bps), not a memory link.
+  bool receiver_copies = false;
   // The least share of the measuring time that any measuring process spent on a CPU. Below
   // 1, other processes took the cores, and the times include waiting for the scheduler.
   double on_cpu_fraction = 1;
@@ -222,6 +226,10 @@ struct Calibration {
   // it; memory_Bps_measured is the memcpy's own.
   double memory_Bps = 0;
   double memory_Bps_measured = 0;
+  // Where the ranks copy what they receive (CalibrationSamples::receiver_copies): each rank's
+  // core, at the rate its copies reached (the ping-pong's fastest stretch), in place of its
+  // memory (memory_Bps is then 0; the memcpy stays in the YAML as a comment).
+  double core_Bps = 0;
   RepeatRanges repeats;
   // Why this fit is not to be trusted, each naming the parameter, by how much, the bound and
   // what to do; empty when it is reliable.

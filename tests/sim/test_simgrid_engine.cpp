@@ -314,6 +314,20 @@ TEST_CASE("SimGrid equals the flow engine with the ranks' memory modelled, where
     cross_check({nodes.name + ", memory 6 GB/s", nodes.yaml + memory, nodes.endpoints}, c, {5, 16}, {1000003});
 }
 
+TEST_CASE("SimGrid equals the flow engine with the ranks' cores modelled, where they bind") {
+  // Cores of 6 GB/s: below what a rank receives and reduces together on every fabric here. A
+  // reduction is a SimGrid message from the rank to itself across its core of b x gamma x
+  // 6 GB/s bytes; reductions in cache (below 1 MiB) at half gamma, so that the segments of a
+  // pipelined transfer (which reduce at their whole transfer's factor) are told apart.
+  const std::string core =
+      "core_copy_Bps: 6.0e+9\nreduction_factors:\n  - {from_bytes: 0, gamma: 0.5}\n  - {from_bytes: 1M, gamma: 1}\n";
+  for (const char* name : {"ring", "2:1 fat-tree", "4 nodes of 4 GPUs"}) {
+    const Fabric& f = fabric(name);
+    cross_check({f.name + ", cores 6 GB/s", f.yaml + core, f.endpoints}, Collective::allreduce, {2, 5, 16},
+                {1000003, 4 << 20});
+  }
+}
+
 TEST_CASE("SimGrid equals the flow engine with memory and gamma 0: reductions still move their bytes") {
   const Fabric& f = fabric("4 nodes of 4 GPUs");
   const ClusterConfig c = cluster(f.yaml + "memory_bandwidth_Bps: 6.0e+9\n", 16);

@@ -209,6 +209,28 @@ TEST_CASE("a sweep whose time falls from one size to the next is unreliable") {
   CHECK_FALSE(mentions(c.unreliable_because, "moved"));
 }
 
+TEST_CASE("ranks that copy what they receive get a core at the fastest stretch, not a memory, and it loads") {
+  CalibrationSamples s = synthetic_samples(3e-6, 4e9, 2e-10);
+  s.memory_copy = {{64u << 20, double(64u << 20) / 8e9, {}}};
+  s.receiver_copies = true;
+  const Calibration c = fit_calibration(s);
+  CHECK(c.core_Bps == c.size_factors.bandwidth_Bps);
+  CHECK(c.memory_Bps == 0);
+  const std::string yaml = calibrated_config_yaml(c, "cpu-test", 2);
+  CHECK_THAT(yaml, Catch::Contains("core_copy_Bps: ") && !Catch::Contains("memory_bandwidth_Bps"));
+  CHECK_THAT(yaml, Catch::Contains("memcpy"));  // kept as a comment
+  const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
+  REQUIRE(cluster.topology->models_core());
+  CHECK(cluster.topology->network.link(cluster.topology->memory_of(0)).bandwidth_Bps ==
+        Approx(c.size_factors.bandwidth_Bps).epsilon(1e-9));
+  // The flag survives the worker's JSON and merges only where every launch had it.
+  CHECK(calibration_samples_from_json(to_json(s)).receiver_copies);
+  std::vector<CalibrationSamples> runs(3, s);
+  CHECK(merge_repeats(runs).receiver_copies);
+  runs[2].receiver_copies = false;
+  CHECK_FALSE(merge_repeats(runs).receiver_copies);
+}
+
 // Three regimes, as shared memory shows them: small messages pay a large start-up, a middle
 // stretch is slow (eager copies), large messages stream at full rate.
 CalibrationSamples regime_samples() {

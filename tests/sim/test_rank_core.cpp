@@ -10,7 +10,6 @@
 
 #include <string>
 
-#include <fmt/format.h>
 
 #include "collectives/algorithm.hpp"
 #include "collectives/error.hpp"
@@ -20,6 +19,8 @@
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/one_message.hpp"
+#include "tests/support/rank_link_cluster.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 
@@ -27,44 +28,16 @@ namespace {
 
 constexpr double kGamma = 1.0e-10;  // 1 MB reduced in 100 us alone
 
-ClusterConfig cluster(const std::string& topology, Rank ranks, const std::string& extra, double gamma = kGamma) {
-  return parse_cluster_config(fmt::format("name: t\nlink_classes:\n"
-                                          "  a: {{bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}}\n"
-                                          "  nv: {{bandwidth_Bps: 100.0e+9, latency_s: 0.0, alpha_s: 5.0e-7}}\n"
-                                          "  pcie: {{bandwidth_Bps: 20.0e+9, latency_s: 2.0e-7, alpha_s: 0.0}}\n"
-                                          "  ten: {{bandwidth_Bps: 10.0e+9, latency_s: 0.0, alpha_s: 0.0}}\n"
-                                          "{}ranks: {}\ngamma_s_per_byte: {}\n{}",
-                                          topology, ranks, gamma, extra),
-                              "t.yaml");
+ClusterConfig cluster(const std::string& topology, Rank ranks, const std::string& core, double gamma = kGamma) {
+  return test::rank_link_cluster(topology, ranks, core, gamma);
 }
 
-const std::string kNodes =
-    "nodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 1, nic_link: pcie}\n"
-    "topology: {kind: star, link: a}\n";
+const std::string& kNodes = test::kRankLinkNodes;
 const std::string kPair = "topology: {kind: full, endpoints: 2, link: ten}\n";
 
 Schedule allreduce(const std::string& algorithm, Rank ranks, std::uint64_t bytes, Rank ranks_per_node,
                    std::uint32_t segments = 0) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.ranks_per_node = ranks_per_node;
-  r.segments = segments;
-  return generate_schedule(algorithm, r);
-}
-
-// Rank 1 sends rank 0 two messages of `bytes`: a reduction, then a copy into another chunk,
-// which arrives while rank 0 reduces the first.
-Schedule reduction_beside_a_receive(std::uint64_t bytes) {
-  ScheduleInfo info;
-  info.ranks = 2;
-  info.bytes = 2 * bytes;
-  Schedule s(info);
-  const ChunkId first = s.add_chunk({0, bytes});
-  const ChunkId second = s.add_chunk({bytes, bytes});
-  s.append(1, first, 0, first, Op::reduce, 0, {});
-  s.append(1, second, 0, second, Op::copy, 0, {});
-  return s;
+  return generate_schedule(algorithm, test::allreduce_request(ranks, bytes, 0, ranks_per_node, segments));
 }
 
 }  // namespace
@@ -101,7 +74,7 @@ TEST_CASE("a reduction and a receive on one core share it: the two take as long 
   // A core copies and reduces one thing at a time: 300 us, as in series; free overlap (no
   // core) ends at 200 us.
   const ClusterConfig c = cluster(kPair, 2, "core_copy_Bps: 10.0e+9\n");
-  const Schedule s = reduction_beside_a_receive(1000000);
+  const Schedule s = test::reduction_beside_a_transfer(1000000);
   const FlowResult flow = run_flow(s, *c.topology, kGamma);
   CHECK(flow.time_s == Approx(300e-6).epsilon(1e-12));
   CHECK(flow.rank_finish_s[1] == Approx(300e-6).epsilon(1e-12));  // the sender: message 2 arrived

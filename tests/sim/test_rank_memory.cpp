@@ -21,6 +21,8 @@
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/one_message.hpp"
+#include "tests/support/rank_link_cluster.hpp"
+#include "tests/support/schedule_request.hpp"
 
 using namespace collsim;
 
@@ -30,41 +32,16 @@ constexpr double kGamma = 1.0e-10;  // a reduction unit of 10 GB/s: 30 GB/s of m
 
 // `memory`: the YAML line giving the ranks' memory, or "" for none.
 ClusterConfig cluster(const std::string& topology, Rank ranks, const std::string& memory, double gamma = kGamma) {
-  return parse_cluster_config(fmt::format("name: t\nlink_classes:\n"
-                                          "  a: {{bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}}\n"
-                                          "  nv: {{bandwidth_Bps: 100.0e+9, latency_s: 0.0, alpha_s: 5.0e-7}}\n"
-                                          "  pcie: {{bandwidth_Bps: 20.0e+9, latency_s: 2.0e-7, alpha_s: 0.0}}\n"
-                                          "  ten: {{bandwidth_Bps: 10.0e+9, latency_s: 0.0, alpha_s: 0.0}}\n"
-                                          "{}ranks: {}\ngamma_s_per_byte: {}\n{}",
-                                          topology, ranks, gamma, memory),
-                              "t.yaml");
+  return test::rank_link_cluster(topology, ranks, memory, gamma);
 }
 
-const std::string kNodes =
-    "nodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 1, nic_link: pcie}\n"
-    "topology: {kind: star, link: a}\n";
+const std::string& kNodes = test::kRankLinkNodes;
 
 Schedule allreduce(const std::string& algorithm, Rank ranks, std::uint64_t bytes, Rank ranks_per_node) {
-  ScheduleRequest r;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.ranks_per_node = ranks_per_node;
-  return generate_schedule(algorithm, r);
+  return generate_schedule(algorithm, test::allreduce_request(ranks, bytes, 0, ranks_per_node));
 }
 
-// Rank 1 sends rank 0 two messages of `bytes` on their one channel: a reduction, then a copy
-// into another chunk, which drains while rank 0 reduces the first.
-Schedule reduction_beside_a_transfer(std::uint64_t bytes) {
-  ScheduleInfo info;
-  info.ranks = 2;
-  info.bytes = 2 * bytes;
-  Schedule s(info);
-  const ChunkId first = s.add_chunk({0, bytes});
-  const ChunkId second = s.add_chunk({bytes, bytes});
-  s.append(1, first, 0, first, Op::reduce, 0, {});
-  s.append(1, second, 0, second, Op::copy, 0, {});
-  return s;
-}
+using test::reduction_beside_a_transfer;
 
 }  // namespace
 

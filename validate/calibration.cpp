@@ -320,8 +320,9 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
     c.reduction_into_sent_factors = fit_reduction_factors(samples.reduction_into_sent, c.gamma_s_per_byte);
   }
   c.memory_Bps_measured = memory_bandwidth_of(samples.memory_copy);
-  // Nothing that crosses the rank's memory alone may be slower for it than measured: one flow
-  // at its fastest stretch, one reduction (3 bytes per byte) at its fastest size.
+  // Ranks that copy what they receive have a core, copying at the fastest a receive reached.
+  // Otherwise nothing that crosses the rank's memory alone may be slower for it than measured:
+  // one flow at its fastest stretch, one reduction (3 bytes per byte) at its fastest size.
   if (samples.receiver_copies)
     c.core_Bps = c.size_factors.bandwidth_Bps;
   else if (c.memory_Bps_measured > 0)

@@ -112,16 +112,8 @@ TEST_CASE("with gamma 0, a core faster than every link gives every allreduce alg
 
 TEST_CASE("a streamed ring with cores predicts the held ring's time") {
   const ClusterConfig c = cluster(kNodes, 16, "core_copy_Bps: 3.0e+9\n");
-  PredictionRequest held;
-  held.algorithms = {"ring"};
-  held.sizes = {(1 << 20) + 7, std::uint64_t(16) << 20};
-  held.ranks = c.ranks;
-  held.cost = c.cost;
-  held.topology = c.topology;
-  held.engine = "flow";
-  PredictionRequest streamed = held;
-  streamed.streaming = Streaming::always;
-  const std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
+  const std::vector<PredictionRecord> h = test::ring_predictions(c, Collective::allreduce, Streaming::never);
+  const std::vector<PredictionRecord> s = test::ring_predictions(c, Collective::allreduce, Streaming::always);
   REQUIRE(h.size() == s.size());
   for (std::size_t i = 0; i < h.size(); ++i) {
     REQUIRE(s[i].streamed);
@@ -143,6 +135,7 @@ TEST_CASE("a slice's reduction takes the reduction factor of its whole transfer"
   // gamma, not half; the same segments without slicing (segments 1, one 8 MiB transfer) too.
   const Schedule sliced = allreduce("tree", 2, 8 << 20, 0, 8);
   const ClusterConfig flat_gamma = cluster(kPair, 2, "");
-  CHECK(run_analytic(sliced, t, kGamma).time_s == Approx(run_analytic(sliced, *flat_gamma.topology, kGamma).time_s).epsilon(1e-12));
-  CHECK(run_flow(sliced, t, kGamma).time_s == Approx(run_flow(sliced, *flat_gamma.topology, kGamma).time_s).epsilon(1e-12));
+  const Topology& flat = *flat_gamma.topology;
+  CHECK(run_analytic(sliced, t, kGamma).time_s == Approx(run_analytic(sliced, flat, kGamma).time_s).epsilon(1e-12));
+  CHECK(run_flow(sliced, t, kGamma).time_s == Approx(run_flow(sliced, flat, kGamma).time_s).epsilon(1e-12));
 }

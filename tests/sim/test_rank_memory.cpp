@@ -160,26 +160,15 @@ TEST_CASE("a streamed ring with memory predicts the held ring's time") {
   const ClusterConfig c = cluster(kNodes, 16, "memory_bandwidth_Bps: 3.0e+9\n");
   for (Collective collective : {Collective::allreduce, Collective::reduce_scatter}) {
     INFO(to_string(collective));
-    PredictionRequest held;
-    held.algorithms = {"ring"};
-    held.sizes = {(1 << 20) + 7, std::uint64_t(16) << 20};
-    held.ranks = c.ranks;
-    held.cost = c.cost;
-    held.topology = c.topology;
-    held.engine = "flow";
-    held.collective = collective;
-    PredictionRequest streamed = held;
-    streamed.streaming = Streaming::always;
-    const std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
+    const std::vector<PredictionRecord> h = test::ring_predictions(c, collective, Streaming::never);
+    const std::vector<PredictionRecord> s = test::ring_predictions(c, collective, Streaming::always);
     REQUIRE(h.size() == s.size());
     for (std::size_t i = 0; i < h.size(); ++i) {
       REQUIRE(s[i].streamed);
       CHECK(s[i].time_s == Approx(h[i].time_s).epsilon(1e-12));
     }
     // The memory binds here: without it the same ring is faster.
-    PredictionRequest plain = held;
     const ClusterConfig none = cluster(kNodes, 16, "");
-    plain.topology = none.topology;
-    CHECK(predict(plain)[1].time_s < h[1].time_s);
+    CHECK(test::ring_predictions(none, collective, Streaming::never)[1].time_s < h[1].time_s);
   }
 }

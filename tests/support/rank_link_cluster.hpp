@@ -1,14 +1,17 @@
 // tests/support/rank_link_cluster.hpp — what the tests of a rank's own link (its memory,
 // tests/sim/test_rank_memory.cpp, or its core, test_rank_core.cpp) build on: a cluster of four
 // link classes with a topology and one extra YAML line (the memory or the core), the 16-GPU
-// nodes they share, and two messages into one rank, the first reduced.
+// nodes they share, a ring's predictions held and streamed, and two messages into one rank,
+// the first reduced.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "collectives/schedule.hpp"
+#include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 
 namespace collsim::test {
@@ -28,6 +31,22 @@ inline ClusterConfig rank_link_cluster(const std::string& topology, Rank ranks, 
 inline const std::string kRankLinkNodes =
     "nodes: {count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 1, nic_link: pcie}\n"
     "topology: {kind: star, link: a}\n";
+
+// The flow engine's ring of `collective` on `c` at 1 MiB + 7 B and 16 MiB, held or streamed
+// (a stream must give the held times, with the ranks' own links too).
+inline std::vector<PredictionRecord> ring_predictions(const ClusterConfig& c, Collective collective,
+                                                      Streaming streaming) {
+  PredictionRequest r;
+  r.algorithms = {"ring"};
+  r.sizes = {(1 << 20) + 7, std::uint64_t(16) << 20};
+  r.ranks = c.ranks;
+  r.cost = c.cost;
+  r.topology = c.topology;
+  r.engine = "flow";
+  r.collective = collective;
+  r.streaming = streaming;
+  return predict(r);
+}
 
 // Rank 1 sends rank 0 two messages of `bytes` on their one channel: a reduction, then a copy
 // into another chunk, which drains while rank 0 reduces the first.

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "collectives/units.hpp"
+#include "validate/huge_page_allocator.hpp"
 #include "validate/mpi/device_transport.hpp"
 #include "validate/mpi/mpi_calibration.hpp"
-#include "validate/huge_page_allocator.hpp"
 #include "validate/mpi/mpi_transport.hpp"
 #include "validate/rank_program.hpp"
 #include "validate/reference_data.hpp"

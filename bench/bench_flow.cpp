@@ -5,7 +5,7 @@
 // second, events, transfers on exclusive channels (the partial shortcut), max-min solves, peak
 // RSS and the predicted time. Rings from 8,192 ranks, or any ring with BENCH_STREAM=1, are
 // streamed (collectives/transfer_stream.hpp), not held. A run past a second shows a progress
-// line on stderr (collectives/progress_line.hpp; COLLSIM_PROGRESS=0 silences it). Asserts nothing: the
+// line on stderr (base/progress_line.hpp; COLLSIM_PROGRESS=0 silences it). Asserts nothing: the
 // targets and figures live in docs/performance.md (bench/flow_report.sh runs the matrix).
 #include <cstdio>
 #include <cstdlib>
@@ -13,11 +13,11 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+#include "base/progress_line.hpp"
+#include "base/units.hpp"
 #include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
-#include "collectives/progress_line.hpp"
-#include "collectives/units.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/cluster_config.hpp"
 

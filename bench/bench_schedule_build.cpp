@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+#include "base/progress_line.hpp"
+#include "base/units.hpp"
 #include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
-#include "collectives/error.hpp"
-#include "collectives/progress_line.hpp"
-#include "collectives/units.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // `bench_simgrid fat-tree|dragonfly ALGO P [BYTES]` (allreduce, default 64 MiB), on
 // bench_flow's fabrics (bench::fabric_yaml, bench/bench_util.hpp).
 // The schedule is generated once; each engine then runs in a forked child of its own
-// (sim/child_process.hpp), so wall time (fork to exit) and peak RSS are per engine (both
+// (base/child_process.hpp), so wall time (fork to exit) and peak RSS are per engine (both
 // children inherit the schedule). Prints one markdown table row (bench/simgrid_report.sh
 // prints the header): scenario, P, transfers, flow wall s, flow peak RSS MB, simgrid wall s,
 // simgrid peak RSS MB, simgrid / flow wall, both predicted times and their relative
@@ -15,11 +15,11 @@
 
 #include <fmt/format.h>
 
-#include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
+#include "base/child_process.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "bench/bench_util.hpp"
-#include "collectives/units.hpp"
-#include "sim/child_process.hpp"
+#include "collectives/algorithm.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "topologies/cluster_config.hpp"

@@ -15,10 +15,10 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+#include "base/progress_line.hpp"
 #include "bench/bench_util.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
-#include "collectives/progress_line.hpp"
 #include "topologies/builders/builders.hpp"
 
 namespace {

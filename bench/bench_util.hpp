@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
 #include "collectives/schedule.hpp"
 
 namespace collsim::bench {

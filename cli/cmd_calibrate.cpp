@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
-#include "topologies/cluster_config.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/units.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "sim/prediction.hpp"
-#include "collectives/file_io.hpp"
+#include "topologies/cluster_config.hpp"
 #include "validate/calibrated_model.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/measured_fit.hpp"

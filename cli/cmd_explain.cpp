@@ -7,14 +7,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "collectives/algorithms/channels.hpp"
-#include "collectives/draw_svg.hpp"
-#include "collectives/error.hpp"
-#include "collectives/file_io.hpp"
-#include "collectives/explain_json.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/units.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "collectives/algorithms/channels.hpp"
+#include "collectives/draw_svg.hpp"
+#include "collectives/explain_json.hpp"
 
 namespace collsim::cli {
 namespace {

@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/progress_line.hpp"
+#include "base/units.hpp"
 #include "cli/commands.hpp"
-#include "collectives/progress_line.hpp"
 #include "cli/options.hpp"
+#include "collectives/algorithm.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/flow_report.hpp"

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
-#include "cli/options.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "validate/execution_runs.hpp"
 
 namespace collsim::cli {

@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "collectives/checker.hpp"
-#include "collectives/error.hpp"
-#include "collectives/progress_line.hpp"
-#include "collectives/schedule_json.hpp"
+#include "base/error.hpp"
+#include "base/progress_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "collectives/checker.hpp"
+#include "collectives/schedule_json.hpp"
 
 namespace collsim::cli {
 namespace {

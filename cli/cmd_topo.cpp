@@ -9,8 +9,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"

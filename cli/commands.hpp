@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "validate/launcher.hpp"
+#include "execute/launcher.hpp"
 
 namespace collsim::cli {
 

@@ -1,11 +1,11 @@
 // cli/launch_options.cpp — the options run, calibrate and validate share for starting
-// their workers: the deadline, and where MPI puts the ranks (see validate/launcher.hpp).
+// their workers: the deadline, and where MPI puts the ranks (see execute/launcher.hpp).
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
 
-#include "validate/backends.hpp"
+#include "execute/backends.hpp"
 
 namespace collsim::cli {
 

@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "cli/commands.hpp"
 #include "cli/huge_pages.hpp"
-#include "collectives/error.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 namespace collsim::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/closed_forms.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim {
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/elements.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/channels.hpp"
-#include "collectives/error.hpp"
 #include "collectives/explain_json.hpp"
 
 namespace collsim {

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/elements.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 namespace {

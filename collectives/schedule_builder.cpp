@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
-#include "collectives/error.hpp"
-#include "collectives/file_io.hpp"
 
 namespace collsim {
 namespace {

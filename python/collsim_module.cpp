@@ -11,13 +11,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
 #include "collectives/draw_svg.hpp"
-#include "collectives/error.hpp"
 #include "collectives/explain_json.hpp"
 #include "collectives/schedule_json.hpp"
-#include "collectives/units.hpp"
 #include "sim/prediction.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"

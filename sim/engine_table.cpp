@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 namespace {

@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_channels.hpp"
 #include "sim/flow_dependencies.hpp"

@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
-#include "collectives/error.hpp"
 #include "collectives/transfer_stream.hpp"
-#include "collectives/units.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/protocol.hpp"

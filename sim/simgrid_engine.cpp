@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "sim/child_process.hpp"
+#include "base/child_process.hpp"
+#include "base/error.hpp"
 #include "sim/simgrid_simulation.hpp"
 
 namespace collsim {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "sim/cost_rule.hpp"
 
 namespace collsim {

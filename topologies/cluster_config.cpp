@@ -9,9 +9,9 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
-#include "collectives/error.hpp"
-#include "collectives/file_io.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/config_reader.hpp"
 #include "topologies/link_catalog.hpp"

@@ -14,9 +14,9 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "collectives/cost_model.hpp"
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
 #include "topologies/network.hpp"
 
 namespace collsim {

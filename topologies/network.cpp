@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 

@@ -7,7 +7,7 @@
 #include <boost/property_map/function_property_map.hpp>
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 

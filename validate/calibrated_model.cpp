@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/units.hpp"
+#include "base/units.hpp"
 #include "sim/cost_rule.hpp"
 #include "topologies/cluster_config.hpp"
 

@@ -1,5 +1,5 @@
 // validate/calibration.hpp — turning microbenchmarks into a cluster config. The samples
-// (measured by a backend's worker) are: ping-pong one-way times over a size sweep, the same
+// (measured by a backend's worker, execute/calibration_samples.hpp) are: ping-pong one-way times over a size sweep, the same
 // two ranks exchanging (both sending at once) over that sweep, times of
 // several pairs exchanging at once (the node's shared capacity: memory bus, copy engines),
 // and reduction times. The worker is launched `repeats` times, each launch one whole sweep;
@@ -12,11 +12,9 @@
 // off the line, when a parameter moves between repeats, or when the ranks did not have
 // their CPUs (bounds below). The result is a topology-form YAML (configs/README.md): one
 // node, one link class, each point's spread and the fit's residuals as comments, and a
-// `calibration:` field saying whether it is reliable and why not. Pure, but for
-// ThreadCpuShare (the workers' clock).
+// `calibration:` field saying whether it is reliable and why not. Pure.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,56 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "execute/calibration_samples.hpp"
+
 namespace collsim {
-
-struct SizeTime {
-  std::uint64_t bytes = 0;
-  double seconds = 0;            // the median of the repeats
-  std::vector<double> repeats;   // each repeat's time, in the order they ran (empty: one run)
-};
-
-struct ConcurrentSample {
-  std::uint32_t flows = 0;  // transfers in flight at once, each of `bytes`
-  std::uint64_t bytes = 0;
-  double seconds = 0;       // until the last one finished (median of the repeats)
-  std::vector<double> repeats;
-  double aggregate_Bps() const { return seconds > 0 ? double(flows) * double(bytes) / seconds : 0; }
-};
-
-// What a worker measures. mpi: ping-pong between two processes, pairwise exchanges, the
-// host reduction loop. cuda: device-to-device copies between two virtual ranks' buffers on
-// one stream, copies on several streams at once (the GPU's memory and copy engines shared),
-// the reduction kernel; `device` then names the GPU.
-struct CalibrationSamples {
-  std::vector<SizeTime> ping_pong;   // one-way time per message size
-  std::vector<ConcurrentSample> concurrent;
-  std::vector<SizeTime> reduction;   // bytes reduced (dst += src), time
-  // bytes copied by one memcpy (out of cache), time; empty where the worker does not measure it
-  // (cuda; samples written before it was measured)
-  std::vector<SizeTime> memory_copy;
-  // Ranks 0 and 1 sending `bytes` to each other at once, the time of the slower one, at the
-  // ping-pong's sizes; empty where the worker does not measure it (cuda; samples written
-  // before it was measured): no exchange factors then.
-  std::vector<SizeTime> exchange;
-  // Ranks 0 and 1 each reducing what they received into the buffer they have just sent (after
-  // an exchange, as recursive doubling does), the slower one's time, at the reduction sweep's
-  // sizes; empty where the worker does not measure it: no reduction_into_sent_factors then.
-  std::vector<SizeTime> reduction_into_sent;
-  std::string library;               // MPI library / CUDA runtime and driver version line
-  std::string device;                // the GPU's name (cuda); empty for mpi
-  // The ranks copy what they receive, on the core that reduces (mpi on host buffers: Open
-  // MPI's shared memory has the receiver copy): the model gives each rank a core
-  // (core_copy_Bps), not a memory link.
-  bool receiver_copies = false;
-  // The least share of the measuring time that any measuring process spent on a CPU. Below
-  // 1, other processes took the cores, and the times include waiting for the scheduler.
-  double on_cpu_fraction = 1;
-};
-
-struct CalibrationPlan {
-  std::uint64_t max_bytes = 64ull << 20;
-  double seconds_per_point = 0.05;  // repetitions are chosen to take about this long
-};
 
 // Repeats per point when the command line names none. Each repeat is a launch of its own
 // (fresh processes and buffers), because what moves between back-to-back calibrations is
@@ -87,18 +38,6 @@ constexpr std::uint32_t kDefaultRepeats = 5;
 // times in the runs, which it keeps as its repeats; the CPU share is the least of the runs'.
 // Throws Error when the runs did not measure the same points.
 CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs);
-
-// The calling thread's CPU time over wall time since construction (capped at 1): how much
-// of a measurement the measuring thread really ran. For the workers.
-class ThreadCpuShare {
- public:
-  ThreadCpuShare();
-  double fraction() const;
-
- private:
-  double cpu_start_s_;
-  std::chrono::steady_clock::time_point wall_start_;
-};
 
 // A point's repeats relative to its median: smallest - 1 and largest - 1 (-0.02, +0.15).
 struct Spread {
@@ -277,7 +216,5 @@ std::string exchange_factors_yaml(const Calibration& c);
 // the one-way time and the ratio at the largest size; empty without an exchange sweep.
 std::string exchange_summary(const Calibration& c);
 
-nlohmann::json to_json(const CalibrationSamples& s);
-CalibrationSamples calibration_samples_from_json(const nlohmann::json& j);
 
 }  // namespace collsim

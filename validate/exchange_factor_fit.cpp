@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "validate/calibration.hpp"
 
 namespace collsim {

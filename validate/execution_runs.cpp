@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collectives/error.hpp"
-#include "validate/backends.hpp"
-#include "validate/launcher.hpp"
+#include "base/error.hpp"
+#include "execute/backends.hpp"
+#include "execute/launcher.hpp"
 
 namespace collsim {
 

@@ -7,10 +7,10 @@
 #include <span>
 #include <vector>
 
+#include "execute/launcher.hpp"
+#include "execute/measurement.hpp"
 #include "validate/calibration.hpp"
-#include "validate/launcher.hpp"
 #include "validate/machine_drift.hpp"
-#include "validate/measurement.hpp"
 
 namespace collsim {
 

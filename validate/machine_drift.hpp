@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "execute/measurement.hpp"
 #include "validate/calibration.hpp"
-#include "validate/measurement.hpp"
 
 namespace collsim {
 

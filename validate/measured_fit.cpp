@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 namespace collsim {
 

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 
 namespace collsim {
 namespace {

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
-#include "validate/measurement.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
+#include "execute/measurement.hpp"
 #include "validate/nccl_tests_log.hpp"
 
 namespace collsim {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 
 namespace collsim {
 namespace {

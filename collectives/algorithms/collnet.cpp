@@ -26,9 +26,9 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/algorithms/nvls_phases.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim::algorithms {
 namespace {

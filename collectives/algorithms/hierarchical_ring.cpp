@@ -11,9 +11,9 @@
 // before: the rails cut each node slice into their M pieces rather than the node's chunk.
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/algorithms/ring_phases.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim::algorithms {
 

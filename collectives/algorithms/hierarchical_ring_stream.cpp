@@ -27,9 +27,9 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/algorithms/ring_phases.hpp"
-#include "collectives/error.hpp"
 #include "collectives/transfer_stream.hpp"
 
 namespace collsim {

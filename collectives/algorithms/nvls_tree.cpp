@@ -20,10 +20,10 @@
 // switch (nvls.cpp).
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/binary_tree.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/algorithms/nvls_phases.hpp"
-#include "collectives/error.hpp"
 
 namespace collsim::algorithms {
 namespace {

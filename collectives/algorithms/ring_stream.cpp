@@ -10,8 +10,8 @@
 // tests/collectives/test_transfer_stream.cpp proves this equals the ScheduleBuilder's inference.
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithms/ring_phases.hpp"
-#include "collectives/error.hpp"
 #include "collectives/transfer_stream.hpp"
 
 namespace collsim {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/algorithms/binary_tree.hpp"
 #include "collectives/checker.hpp"
 #include "collectives/elements.hpp"
-#include "collectives/error.hpp"
 
 using namespace collsim;
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/checker.hpp"
-#include "collectives/error.hpp"
 #include "collectives/schedule_json.hpp"
 #include "tests/support/schedule_request.hpp"
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
-#include "collectives/error.hpp"
 
 using namespace collsim;
 

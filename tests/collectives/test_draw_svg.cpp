@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/draw_svg.hpp"
-#include "collectives/error.hpp"
 #include "collectives/explain_json.hpp"
 #include "tests/support/schedule_request.hpp"
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "collectives/explain.hpp"
 #include "tests/support/schedule_request.hpp"
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
 #include "collectives/draw_svg.hpp"
-#include "collectives/error.hpp"
 #include "collectives/explain.hpp"
 #include "collectives/schedule_builder.hpp"
 #include "collectives/schedule_json.hpp"

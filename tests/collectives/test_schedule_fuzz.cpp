@@ -3,9 +3,9 @@
 // refuses it) or is refused with collsim::Error; no other exception escapes, nothing crashes.
 #include <catch2/catch.hpp>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/checker.hpp"
-#include "collectives/error.hpp"
 #include "collectives/schedule_json.hpp"
 #include "tests/support/mutate.hpp"
 

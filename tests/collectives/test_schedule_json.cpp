@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "collectives/schedule_json.hpp"
 
 using namespace collsim;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "collectives/transfer_stream.hpp"
 
 using namespace collsim;

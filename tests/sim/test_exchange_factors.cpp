@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "collectives/transfer_stream.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
-#include "topologies/cluster_config.hpp"
 #include "tests/support/engine_times.hpp"
 #include "tests/support/one_message.hpp"
+#include "topologies/cluster_config.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"
 #endif

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
-#include "collectives/error.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "collectives/transfer_stream.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
-#include "topologies/cluster_config.hpp"
 #include "tests/support/test_cluster.hpp"
+#include "topologies/cluster_config.hpp"
 
 using namespace collsim;
 

@@ -10,9 +10,9 @@
 
 #include <string>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
-#include "collectives/error.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"

@@ -11,16 +11,16 @@
 #include <string>
 
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
-#include "topologies/cluster_config.hpp"
 #include "tests/support/one_message.hpp"
 #include "tests/support/rank_link_cluster.hpp"
 #include "tests/support/schedule_request.hpp"
+#include "topologies/cluster_config.hpp"
 
 using namespace collsim;
 

@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/prediction.hpp"
 #include "sim/simgrid_engine.hpp"

@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/error.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/error.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 

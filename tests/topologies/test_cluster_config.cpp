@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "collectives/error.hpp"
-#include "collectives/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "tests/support/test_cluster.hpp"
 #include "tests/topologies/built_fabric.hpp"
 #include "topologies/analysis.hpp"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "tests/support/mutate.hpp"
 #include "topologies/cluster_config.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "tests/topologies/built_fabric.hpp"
 
 using namespace collsim;

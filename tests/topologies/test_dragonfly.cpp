@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/builders/builders.hpp"
 
 using namespace collsim;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "tests/topologies/built_fabric.hpp"
 
 using namespace collsim;

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/link_catalog.hpp"
 

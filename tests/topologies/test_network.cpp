@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/network.hpp"
 #include "topologies/routing.hpp"
 

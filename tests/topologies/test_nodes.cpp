@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "tests/topologies/built_fabric.hpp"
 #include "topologies/builders/builders.hpp"
 

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <set>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 

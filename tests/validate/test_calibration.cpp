@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
+#include "execute/launcher.hpp"
+#include "execute/measurement.hpp"
+#include "execute/progress.hpp"
 #include "sim/cost_rule.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"
-#include "validate/launcher.hpp"
-#include "validate/measurement.hpp"
-#include "validate/progress.hpp"
 #include "validate/report.hpp"
 
 using namespace collsim;

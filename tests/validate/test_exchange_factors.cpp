@@ -6,7 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"
 

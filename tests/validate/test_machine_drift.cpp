@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "validate/execution_runs.hpp"
 #include "validate/machine_drift.hpp"
 #include "validate/report.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "sim/prediction.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/measured_fit.hpp"

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "sim/cost_rule.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"

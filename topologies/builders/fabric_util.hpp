@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
+#include "base/error.hpp"
 #include "topologies/builders/builders.hpp"
 
 namespace collsim::fabric {

@@ -29,8 +29,8 @@
 
 #include <fmt/format.h>
 
-#include "collectives/error.hpp"
-#include "collectives/units.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 #include "topologies/builders/fabric_util.hpp"
 
 namespace collsim {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "collectives/units.hpp"
+#include "base/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/builders/fabric_util.hpp"
 

@@ -1,0 +1,34 @@
+// execute/execution_plan.hpp — which schedules an execution runs: algorithm names ("all"
+// expanded as predict does), sizes in bytes, and the element-unit schedule each executor
+// consumes (one schedule byte per float element, see reference_data.hpp). Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+
+namespace collsim {
+
+struct ExecutionRequest {
+  Collective collective = Collective::allreduce;
+  std::vector<std::string> algorithms;  // names, or the single name "all"
+  std::vector<std::uint64_t> sizes;     // bytes per rank, multiples of 4
+  Rank ranks = 1;
+  std::uint32_t segments = 0;           // 0: each algorithm's default for the size in bytes
+  Rank ranks_per_node = 0;              // hierarchical-ring; channels' rank orders
+  std::uint32_t channels = 0;           // ring, tree, two-tree allreduce (others run one under "all"); 0: one
+};
+
+// "all" becomes every algorithm of the collective that runs on these ranks (hierarchical-ring
+// only with ranks_per_node); names are checked. Throws Error.
+std::vector<std::string> expand_algorithms(const ExecutionRequest& request);
+
+// The schedule to execute for `algorithm` at `bytes`, proved by the checker. Throws Error
+// when bytes is not a whole number of float elements.
+Schedule executed_schedule(const ExecutionRequest& request, const std::string& algorithm, std::uint64_t bytes);
+
+// The request in bytes the predictions use for the same schedule.
+ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t bytes);
+
+}  // namespace collsim

@@ -1,5 +1,5 @@
 // collectives/cost_model.hpp — the alpha-beta-gamma cost constants of a contention-free
-// network (DESIGN.md section 3). Units: seconds, seconds per byte.
+// network (docs/design.md section 3). Units: seconds, seconds per byte.
 //   alpha: per-message overhead;  beta = 1 / bandwidth;  gamma: reduction cost per byte.
 // Two link classes let a flat model tell a node's internal links (NVLink, PCIe) from the
 // network between nodes; ranks n*G .. n*G+G-1 share node n when ranks_per_node = G > 0.

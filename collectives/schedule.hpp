@@ -1,5 +1,5 @@
 // collectives/schedule.hpp — the schedule IR: the single source of truth every engine,
-// executor, checker and picture consumes (DESIGN.md section 1).
+// executor, checker and picture consumes (docs/design.md section 1).
 //
 // A schedule is P ranks, each with an address space of `bytes` data bytes followed by
 // `scratch_bytes` staging bytes, a table of chunks (named byte ranges in that address

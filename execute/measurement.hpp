@@ -1,6 +1,6 @@
 // execute/measurement.hpp — what an execution reports: per algorithm and size, the time of
 // every timed iteration (the slowest rank's, after a barrier), summarized as min / median /
-// max with nccl-tests algbw and busbw (DESIGN.md section 3); and the job a worker process
+// max with nccl-tests algbw and busbw (docs/design.md section 3); and the job a worker process
 // is given. Both travel between collsim and its workers as JSON files. Pure.
 #pragma once
 

@@ -26,7 +26,7 @@ COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "c
            "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note"]
 SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE"]
 PLACEMENTS = {"oop": "out-of-place", "ip": "in-place"}
-# nccl-tests' bus bandwidth factor per collective (DESIGN.md section 3).
+# nccl-tests' bus bandwidth factor per collective (docs/design.md section 3).
 BUS_FACTORS = {
     "allreduce": lambda p: 2 * (p - 1) / p,
     "allgather": lambda p: (p - 1) / p,

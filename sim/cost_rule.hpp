@@ -1,6 +1,6 @@
 // sim/cost_rule.hpp — the one cost rule: the only code that turns a link's numbers (its
 // bandwidth_Bps, its latency_s, its class's alpha_s, efficiency and size factors) into time.
-// Every engine asks it, and so does the SimGrid platform (DESIGN.md section 3,
+// Every engine asks it, and so does the SimGrid platform (docs/design.md section 3,
 // docs/semantics.md):
 //   alone:  a message of s bytes on a route first pays its start-up, the largest class alpha on
 //           the route (once) plus the sum of its hop latencies, each times its class's latency

@@ -2,7 +2,7 @@
 // flow's rate grows at the same pace until a link it crosses is full; that link's flows are
 // frozen at their share and the rest keep growing (Bertsekas & Gallager, "Data Networks",
 // 6.5.2). It is the sharing rule of SimGrid's CM02 model without cross-traffic, and the rate
-// rule of the flow engine (DESIGN.md section 6).
+// rule of the flow engine (docs/design.md section 6).
 //
 // Result: each flow has a bottleneck link, one that is full and on which no other flow is
 // faster; that property defines the allocation, which is unique. A flow crossing no link (both

@@ -58,7 +58,7 @@ constexpr std::array kCatalog = {
                    kNvlinkAlpha},
     LinkTechnology{"nvlink4", "NVLink 4 (H100 SXM: 18 links)", 25.0e9, true, 0.844, 0.0, 2.0e-6,
                    "25 GB/s per link per direction: eighteen links give an H100 SXM 900 GB/s both ways, 450 "
-                   "per direction (H100 datasheet; DESIGN.md section 5)",
+                   "per direction (H100 datasheet; docs/design.md section 5)",
                    "efficiency 0.844: p2pBandwidthLatencyTest on an HGX H100, unidirectional 371-380 GB/s of "
                    "450 (NVIDIA/nccl#1264)",
                    kNvlinkAlpha},
@@ -167,12 +167,12 @@ constexpr std::array kCatalog = {
     LinkTechnology{"aries", "Cray Aries, electrical (backplane and copper) links", 5.25e9, false, 1.0, 1.0e-7,
                    1.0e-6,
                    "about 5.25 GB/s per direction, 3 lanes x 14 Gb/s (Alverson et al., 'Cray XC Series "
-                   "Network', 2012; DESIGN.md section 5)",
+                   "Network', 2012; docs/design.md section 5)",
                    "efficiency 1: assumption, no point-to-point figure found",
                    "latency: 'about 100 ns per router hop' (Alverson et al.); alpha 1 us: assumption, MPI on "
                    "Aries, order of magnitude"},
     LinkTechnology{"aries-optical", "Cray Aries, optical (global) links", 4.7e9, false, 1.0, 1.0e-7, 1.0e-6,
-                   "4.7 GB/s per direction, 3 lanes x 12.5 Gb/s (Alverson et al. 2012; DESIGN.md section 5)",
+                   "4.7 GB/s per direction, 3 lanes x 12.5 Gb/s (Alverson et al. 2012; docs/design.md section 5)",
                    "efficiency 1: assumption, as aries",
                    "latency: 'about 100 ns per router hop' (Alverson et al.), the cable time of a long optical "
                    "run not added; alpha 1 us: assumption, as aries"},

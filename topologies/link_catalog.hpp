@@ -2,7 +2,7 @@
 // (`technology: nvlink4` with `links: 18`, `technology: ib-ndr`, ...): each entry's datasheet
 // rate per link and per direction, and its efficiency, hop latency and per-message alpha from
 // point-to-point microbenchmarks (peer copies, perftest ib_write_bw, p2pBandwidthLatencyTest),
-// each with its source; numbers without a measurement say "assumption" and why (DESIGN.md
+// each with its source; numbers without a measurement say "assumption" and why (docs/design.md
 // section 7: never fitted to allreduce measurements). The loader (cluster_config.cpp) fills a
 // class from its entry; every field the YAML gives overrides the entry's value.
 // Units: bytes/s per direction, seconds.

@@ -185,7 +185,7 @@ struct Calibration {
 constexpr double kMaxTimeDrop = 0.25;
 // Largest over smallest quartile of alpha, bandwidth or gamma over the repeats fitted alone:
 // a parameter that moves 20% between launches moves predictions as much, the top of the
-// 10-21% error that peers report (DESIGN.md section 7). With the cores given to the ranks,
+// 10-21% error that peers report (docs/design.md section 7). With the cores given to the ranks,
 // alpha and bandwidth stay within x1.15 here; gamma reached x1.35 while other sessions'
 // compiles shared the memory bus, which is what this bound is for.
 constexpr double kMaxRepeatFactor = 1.2;

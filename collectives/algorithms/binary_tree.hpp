@@ -1,5 +1,5 @@
 // collectives/algorithms/binary_tree.hpp — NCCL's binary trees (src/graph/trees.cc, as
-// described in DESIGN.md section 4) and the pipelined reduce/broadcast that runs over them.
+// described in docs/design.md section 4) and the pipelined reduce/broadcast that runs over them.
 //
 // Tree 1, from the bits of each rank: with `bit` the lowest set bit of r,
 //   parent(r) = (r ^ bit) | (bit << 1), or r ^ bit when that is >= P; rank 0 is the root.

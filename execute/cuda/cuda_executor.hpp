@@ -1,6 +1,6 @@
 // execute/cuda/cuda_executor.hpp — the `cuda` backend: ONE process drives P virtual ranks
 // over the visible GPUs (rank r on device r % devices, several ranks per GPU allowed; NCCL
-// refuses that, hence this backend, DESIGN.md section 7). Each transfer is a copy engine
+// refuses that, hence this backend, docs/design.md section 7). Each transfer is a copy engine
 // transfer (cudaMemcpyPeerAsync, or cudaMemcpyAsync on one device) on the receiver's stream,
 // after cudaStreamWaitEvent on its dependencies' events; a reduction copies into the
 // receiver's staging buffer, then a kernel adds it in place. Every iteration is verified.

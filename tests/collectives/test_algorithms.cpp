@@ -1,7 +1,7 @@
 // tests/collectives/test_algorithms.cpp — every generator, for every collective it
 // implements, produces a schedule the checker proves, for every P up to 64 and awkward
 // sizes; large P is checked with signatures; traffic and step counts match the docs; bad
-// requests are refused with one-line messages (collectives/algorithm.hpp, DESIGN.md 3-4).
+// requests are refused with one-line messages (collectives/algorithm.hpp, docs/design.md 3-4).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // tests/collectives/test_binary_tree.cpp — NCCL's binary tree and the double binary tree
-// (collectives/algorithms/binary_tree.hpp, DESIGN.md section 4).
+// (collectives/algorithms/binary_tree.hpp, docs/design.md section 4).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // tests/topologies/test_fat_tree.cpp — XGFT fat-trees, k-ary n-trees and Al-Fares: counts
-// against the literature's formulas (DESIGN.md section 5), up-down minimal routes, D-mod-k
+// against the literature's formulas (docs/design.md section 5), up-down minimal routes, D-mod-k
 // and ECMP spreading, tapering.
 #include <catch2/catch.hpp>
 

@@ -49,7 +49,7 @@ TEST_CASE("a catalog technology fills bandwidth, efficiency, latency and alpha")
 
 TEST_CASE("links multiplies the per-link rate of a technology counted in links") {
   const LinkClass h100 = class_of("{technology: nvlink4, links: 18}");
-  REQUIRE(h100.bandwidth_Bps == Approx(450.0e9));  // 18 x 25 GB/s per direction (DESIGN.md section 5)
+  REQUIRE(h100.bandwidth_Bps == Approx(450.0e9));  // 18 x 25 GB/s per direction (docs/design.md section 5)
   REQUIRE(h100.efficiency == find_link_technology("nvlink4").efficiency);
   REQUIRE(class_of("{technology: nvlink3, links: 12}").bandwidth_Bps == Approx(300.0e9));
   REQUIRE(class_of("{technology: nvlink5, links: 18}").bandwidth_Bps == Approx(900.0e9));

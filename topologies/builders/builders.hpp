@@ -1,7 +1,7 @@
 // topologies/builders/builders.hpp — the fabrics collsim can build, each into a Network that
 // may already hold other vertices, each with the Router for the chosen routing mode.
 // Parameters are validated (Error naming the parameter and the rule it breaks); sizes follow
-// the literature (DESIGN.md section 5) and tests check them.
+// the literature (docs/design.md section 5) and tests check them.
 //
 // A builder appends its endpoints to the network in index order and returns them; the
 // Router it returns routes between those endpoints (vertex ids), and may keep a pointer to

@@ -31,14 +31,17 @@ namespace {
 
 struct PredictOptions {
   ClusterSource cluster;
-  std::string placement, collective = "allreduce", algo = "all", bytes, engine = "auto", ports = "one";
+  std::optional<Placement::Kind> placement;  // none: the cluster's
+  std::string collective = "allreduce", algo = "all", bytes;
+  std::optional<EngineKind> engine;  // none (auto): engine_for
+  bool one_port = true;
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
   std::uint32_t segments = 0, channels = 0;
   std::uint64_t placement_seed = 1;
   std::string trace;
-  std::string stream = "auto";
-  std::string protocol = "simple";
+  Streaming stream = Streaming::when_large;
+  std::optional<Protocol> protocol = simple_protocol();  // none: auto
   bool detail = false;
   bool verbose = false;
   Format format = Format::table;
@@ -46,14 +49,14 @@ struct PredictOptions {
 
 // --engine auto: the flow engine where the cluster has links to share (contention changes the
 // answer, and the flow engine is fast), the analytic engine on a flat network.
-std::string engine_for(const std::string& asked, const ClusterConfig& cluster) {
-  if (asked != "auto") return asked;
-  return cluster.topology ? "flow" : "analytic";
+EngineKind engine_for(const std::optional<EngineKind>& asked, const ClusterConfig& cluster) {
+  if (asked) return *asked;
+  return cluster.topology ? EngineKind::flow : EngineKind::analytic;
 }
 
 // Why the header's engine is the one it is, when the user did not choose it.
 std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
-  if (o.engine != "auto" || !c.topology) return "";
+  if (o.engine || !c.topology) return "";
   return "engine flow by default on a cluster with a topology: links are shared; --engine analytic gives the "
          "contention-free model of the closed forms\n";
 }
@@ -63,9 +66,9 @@ void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
   if (o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0)
     throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
                             "(edit its link_classes and nodes instead)", c.name));
-  if (o.ranks == 0 && o.placement.empty()) return;
+  if (o.ranks == 0 && !o.placement) return;
   Placement p = c.topology->placement;
-  if (!o.placement.empty()) p = {parse_placement_kind(o.placement), o.placement_seed, {}};
+  if (o.placement) p = {*o.placement, o.placement_seed, {}};
   if (o.ranks > 0) c.ranks = o.ranks;
   // An explicit list places the file's ranks (e.g. dgx1-v100's NVLink ring order); fewer
   // ranks take its first entries.
@@ -93,7 +96,7 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
     apply_to_topology(o, c);
     return c;
   }
-  if (!o.placement.empty() && o.placement != "linear")
+  if (o.placement && *o.placement != Placement::Kind::linear)
     throw Error(fmt::format("--placement needs a cluster with a topology; {} is a flat network", c.name));
   if (o.ranks > 0) c.ranks = o.ranks;
   if (o.ranks_per_node > 0) c.cost.ranks_per_node = o.ranks_per_node;
@@ -118,10 +121,10 @@ std::string describe_links(const CostModel& cost) {
 }
 
 // The header's protocol line, for a run that is not Simple.
-std::string describe_protocol(const std::string& protocol) {
-  if (protocol == "auto")
+std::string describe_protocol(const std::optional<Protocol>& protocol) {
+  if (!protocol)
     return "protocol auto: each algorithm and size runs with LL, LL128 and Simple and keeps the fastest (column proto)";
-  const Protocol& p = find_protocol(protocol);
+  const Protocol& p = *protocol;
   return fmt::format("protocol {}: {:.4g} of each link's bytes are data, alpha x {:.2g} ({})", p.name, p.payload_fraction,
                      p.startup_factor, p.source);
 }
@@ -129,7 +132,7 @@ std::string describe_protocol(const std::string& protocol) {
 void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
-             r.engine, engine.model(r), why_engine(o, c));
+             engine.name, engine.model(r.run), why_engine(o, c));
   if (c.topology) {
     const Topology& t = *c.topology;
     const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
@@ -154,7 +157,7 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   } else {
     fmt::print("{}\n\n", describe_links(c.cost));
   }
-  if (o.protocol != "simple") fmt::print("{}\n\n", describe_protocol(o.protocol));
+  if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;
     for (std::string_view a : nccl_candidates(r.collective))
@@ -168,7 +171,7 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                                                      : "";
     fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
                "proto; algorithm shows the choice)\n\n",
-               fmt::join(between_ranks, ", "), in_switches, r.engine);
+               fmt::join(between_ranks, ", "), in_switches, to_string(r.engine));
   }
 }
 
@@ -194,7 +197,7 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
   fmt::print("{}", channels_line(o, records, r));
   const EngineEntry& engine = find_engine(r.engine);
   // Each row's own protocol, where rows may differ in it.
-  const bool by_protocol = o.protocol == "auto" || std::any_of(records.begin(), records.end(), [](const PredictionRecord& x) {
+  const bool by_protocol = !o.protocol || std::any_of(records.begin(), records.end(), [](const PredictionRecord& x) {
                              return x.algorithm == kNcclChoice;
                            });
   fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9}\n", "size", "algorithm", by_protocol ? fmt::format(" {:<6}", "proto") : "",
@@ -214,7 +217,7 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                        : "";
     const std::string algorithm = rec.runs == rec.algorithm ? rec.algorithm : fmt::format("{} ({})", rec.algorithm, rec.runs);
     fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, algorithm,
-               by_protocol ? fmt::format(" {:<6}", rec.protocol) : "", format_seconds(rec.time_s),
+               by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
   }
@@ -231,7 +234,7 @@ void print_csv(const std::vector<PredictionRecord>& records) {
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   for (const PredictionRecord& r : records)
     fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, r.engine, r.placement, r.segments, r.channels, r.protocol, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+               r.bytes, to_string(r.engine), r.placement, r.segments, r.channels, r.protocol.name, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
@@ -260,7 +263,7 @@ void print_nccl_tests(const std::vector<PredictionRecord>& records, const Cluste
     log.ranks.push_back({rank, fmt::format("node{}", node), "collsim prediction", gpus_seen[node]++});
   }
   log.comments = {fmt::format("predicted by collsim, not measured: {} on {} ranks of {}, engine {}", to_string(r.collective),
-                              r.ranks, c.name, r.engine),
+                              r.ranks, c.name, to_string(r.engine)),
                   fmt::format("algorithm per size (the fastest of those asked):{}", chosen)};
   fmt::print("{}", nccl_tests_log_text(log));
 }
@@ -279,26 +282,26 @@ double leading_share(const std::string& line) {
 struct FlowOutputs {
   FlowOutputs(const PredictOptions& o, const ClusterConfig& c, PredictionRequest& r) {
     if ((!o.trace.empty() || o.detail) && !find_engine(r.engine).flow_details)
-      throw Error(fmt::format("--trace and --detail report on flow-engine runs, not {}: use --engine flow (the default on a cluster with a topology)", r.engine));
+      throw Error(fmt::format("--trace and --detail report on flow-engine runs, not {}: use --engine flow (the default on a cluster with a topology)", to_string(r.engine)));
     if (o.detail && (o.format == Format::csv || o.format == Format::nccl_tests))
       throw Error("--detail prints as a table or JSON, not CSV or nccl-tests");
-    if ((!o.trace.empty() || o.detail) && o.stream == "always")
+    if ((!o.trace.empty() || o.detail) && o.stream == Streaming::always)
       throw Error("--stream always runs without a held schedule; --trace and --detail need one (use --stream auto)");
     // Per-transfer records only where a report reads them (32 bytes a transfer saved on the
     // 67 M transfers of a 16,384-rank hierarchical ring).
-    r.flow.critical_path = !o.trace.empty() || o.detail;
+    r.run.flow.critical_path = !o.trace.empty() || o.detail;
     if (!o.trace.empty()) {
       trace = std::make_unique<ChromeTrace>(o.trace);
       path = o.trace;
-      r.flow.timeline = true;
+      r.run.flow.timeline = true;
     }
     if (!trace && !o.detail) return;
     r.on_flow_run = [this, &o, &c](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
       const std::string name = fmt::format("{} {}{}", rec.algorithm, format_size(rec.bytes),
-                                           o.protocol == "simple" ? "" : " " + rec.protocol);
+                                           o.protocol == simple_protocol() ? "" : " " + std::string(rec.protocol.name));
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
-      keys.emplace_back(rec.runs, rec.bytes, rec.protocol);
+      keys.emplace_back(rec.runs, rec.bytes, rec.protocol.name);
       if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
       else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
     };
@@ -310,12 +313,13 @@ struct FlowOutputs {
                trace->events(), path);
   }
   std::size_t run_of(const PredictionRecord& rec) const {
-    return std::size_t(std::find(keys.begin(), keys.end(), std::tuple(rec.runs, rec.bytes, rec.protocol)) - keys.begin());
+    return std::size_t(std::find(keys.begin(), keys.end(), std::tuple(rec.runs, rec.bytes, rec.protocol.name)) -
+                       keys.begin());
   }
 
   std::unique_ptr<ChromeTrace> trace;
   std::string path;
-  std::vector<std::tuple<std::string, std::uint64_t, std::string>> keys;
+  std::vector<std::tuple<std::string, std::uint64_t, std::string_view>> keys;
   std::vector<std::string> text;
   std::vector<nlohmann::json> json;
 };
@@ -340,10 +344,10 @@ void run(const PredictOptions& o) {
   r.protocol = o.protocol;
   r.channels = o.channels;
   r.engine = engine_for(o.engine, cluster);
-  r.analytic.one_port = o.ports == "one";
-  r.simgrid.verbose = o.verbose;
+  r.run.one_port = o.one_port;
+  r.run.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
-  r.streaming = o.stream == "always" ? Streaming::always : o.stream == "never" ? Streaming::never : Streaming::when_large;
+  r.streaming = o.stream;
   FlowOutputs flow(o, cluster, r);
   std::vector<PredictionRecord> records;
   {
@@ -351,14 +355,14 @@ void run(const PredictOptions& o) {
     PredictionStep now;
     std::string run;  // "ring 1G"
     // Inside a long flow run too: how far through its transfers it is.
-    r.flow.progress = [&](std::uint64_t done, std::uint64_t total) {
+    r.run.flow.progress = [&](std::uint64_t done, std::uint64_t total) {
       const double part = double(done) / double(total);
       progress.update(fmt::format("{} ({:.0f}% of {:.3g} M transfers)", run, 100 * part, double(total) / 1e6),
                       double(now.index) + part, now.total);
     };
     // A streamed run tells its progress in words ("37% of 536854528 transfers"): its leading
     // percentage, where there is one, is the run's share done (for the time left).
-    r.on_stream_progress = [&](const std::string& line) {
+    r.run.stream_progress = [&](const std::string& line) {
       progress.update(fmt::format("{} (streamed: {})", run, line), double(now.index) + leading_share(line), now.total);
     };
     records = predict(r, [&](const PredictionStep& step) {
@@ -390,6 +394,20 @@ void run(const PredictOptions& o) {
   }
 }
 
+// --engine's words: auto, then the engines of this build, from the table.
+std::vector<std::pair<std::string, std::optional<EngineKind>>> engine_choices() {
+  std::vector<std::pair<std::string, std::optional<EngineKind>>> choices{{"auto", std::nullopt}};
+  for (const EngineEntry& e : engine_table()) choices.emplace_back(std::string(e.name), e.kind);
+  return choices;
+}
+
+// --protocol's words: auto, then the protocols of the table.
+std::vector<std::pair<std::string, std::optional<Protocol>>> protocol_choices() {
+  std::vector<std::pair<std::string, std::optional<Protocol>>> choices{{"auto", std::nullopt}};
+  for (const Protocol& p : protocol_table()) choices.emplace_back(std::string(p.name), p);
+  return choices;
+}
+
 // --engine's help: the engines of this build, from the table.
 std::string engine_help() {
   std::string help = "Engine. auto (default): flow on a cluster with a topology, analytic on a flat one;";
@@ -405,7 +423,11 @@ void add_predict_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("predict", "Predict collective time per algorithm and message size");
   auto& o = *options;
   add_cluster_options(*cmd, o.cluster, "Cluster YAML (default: the embedded seed-000 cluster, 40 GPUs)");
-  cmd->add_option("--placement", o.placement, "Re-place the ranks: linear, round-robin, random (topology configs)");
+  add_choice_option(*cmd, "--placement", o.placement,
+                    {{"linear", Placement::Kind::linear},
+                     {"round-robin", Placement::Kind::round_robin},
+                     {"random", Placement::Kind::random}},
+                    "Re-place the ranks: linear, round-robin, random (topology configs)");
   cmd->add_option("--placement-seed", o.placement_seed, "Seed of --placement random")
       ->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
@@ -418,10 +440,9 @@ void add_predict_command(CLI::App& app) {
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "
                    "nccl-tests' size column (for allgather the whole output, for reduce-scatter the whole input)");
-  cmd->add_option("-e,--engine", o.engine, engine_help())->capture_default_str();
-  cmd->add_option("--ports", o.ports, "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'")
-      ->check(one_of({"one", "unlimited"}))
-      ->capture_default_str();
+  add_choice_option(*cmd, "-e,--engine", o.engine, engine_choices(), engine_help());
+  add_choice_option(*cmd, "--ports", o.one_port, {{"one", true}, {"unlimited", false}},
+                    "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'");
   add_ranks_option(*cmd, o.ranks, kMaxRanks, "Number of ranks (overrides the config)");
   add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxRanks);
   cmd->add_option("--alpha", o.alpha, "Per-message overhead in seconds (all links)")->check(physical(kTimeRange));
@@ -430,23 +451,20 @@ void add_predict_command(CLI::App& app) {
       ->check(physical(kBandwidthRange));
   cmd->add_option("--gamma", o.gamma, "Reduction cost in seconds per byte")->check(physical(kGammaRange));
   add_segments_option(*cmd, o.segments);
-  cmd->add_option("--protocol", o.protocol,
-                  "Wire protocol of every link, as NCCL's: simple (the links as configured), ll (8 data bytes in each "
-                  "16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the fastest "
-                  "per algorithm and size)")
-      ->check(one_of({"auto", "ll", "ll128", "simple"}))
-      ->capture_default_str();
+  add_choice_option(*cmd, "--protocol", o.protocol, protocol_choices(),
+                    "Wire protocol of every link, as NCCL's: simple (the links as configured), ll (8 data bytes in "
+                    "each 16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the "
+                    "fastest per algorithm and size)");
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
-  cmd->add_option("--stream", o.stream,
+  add_choice_option(*cmd, "--stream", o.stream,
+                    {{"auto", Streaming::when_large}, {"always", Streaming::always}, {"never", Streaming::never}},
                   fmt::format("Flow engine, ring and hierarchical-ring: run the schedule as a stream, not held (memory: "
                               "a window of the run; same times; no analytic column, --detail or --trace). auto: where "
                               "held it would be large, more than {:.0e} transfers (about {:.1f} GB), or too large to "
                               "hold, unless --detail or --trace ask for it held (the ring: one channel only); always: "
                               "wherever it can; never: hold it wherever it fits",
-                              kStreamAboveTransfers, kStreamAboveTransfers * kHeldBytesPerTransfer / 1e9))
-      ->check(one_of({"auto", "always", "never"}))
-      ->capture_default_str();
+                              kStreamAboveTransfers, kStreamAboveTransfers * kHeldBytesPerTransfer / 1e9));
   cmd->add_flag("--detail", o.detail, "Flow engine: critical path, its links, busiest links and rank finish times per run");
   cmd->add_flag("--verbose", o.verbose, "SimGrid engine: let SimGrid log to stderr (quiet otherwise)");
   add_format_option(*cmd, o.format, true, true);

@@ -51,7 +51,7 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
   r.ranks = job.request.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   std::map<std::pair<std::string, std::uint64_t>, double> times;
   for (const PredictionRecord& rec : predict(r, progress)) times[{rec.algorithm, rec.bytes}] = rec.time_s;
   return times;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -58,6 +60,32 @@ CLI::Validator non_negative_number();  // >= 0 and finite
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
 CLI::Validator physical(const PhysicalRange& range);  // a link number in its physical range
 CLI::Validator one_of(std::vector<std::string> words);
+
+// A word of a closed set, turned into its value of T where it is parsed (the command line's
+// edge): `choices` pairs each word with its value, in the order --help lists them; the
+// default shown is the word of `target`'s value on entry. A word outside the set is refused
+// by one_of's check, in collsim's words.
+template <class T>
+CLI::Option* add_choice_option(CLI::App& app, const std::string& name, T& target,
+                               const std::vector<std::pair<std::string, std::type_identity_t<T>>>& choices,
+                               const std::string& help) {
+  std::vector<std::string> words;
+  std::string default_word;
+  for (const auto& [word, value] : choices) {
+    words.push_back(word);
+    if (value == target && default_word.empty()) default_word = word;
+  }
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&target, choices](const std::string& word) {
+            for (const auto& [w, value] : choices)
+              if (w == word) target = value;
+          },
+          help)
+      ->check(one_of(words))
+      ->default_str(default_word);
+}
 
 // The size given to a command that takes one (explain, schedule, check).
 std::uint64_t one_size(const std::string& option, const std::string& text);

@@ -175,13 +175,13 @@ py::list predict_records(const ClusterConfig& c, const py::object& algorithms, c
   r.cost = c.cost;
   r.topology = c.topology;
   r.segments = segments;
-  r.engine = engine;
-  r.analytic.one_port = ports == "one";
+  r.engine = find_engine(engine).kind;
+  r.run.one_port = ports == "one";
   std::unique_ptr<ChromeTrace> chrome;
   if (!trace.empty()) {  // as `collsim predict --engine flow --trace FILE`
     if (engine != "flow") throw Error("a trace records flow-engine runs: use engine='flow'");
     chrome = std::make_unique<ChromeTrace>(trace);
-    r.flow.timeline = true;
+    r.run.flow.timeline = true;
     r.on_flow_run = [&](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
       chrome->add_run(fmt::format("{} {}", rec.algorithm, format_size(rec.bytes)), s, *c.topology, result,
                       c.cost.gamma_s_per_byte);

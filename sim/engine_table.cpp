@@ -1,43 +1,52 @@
-// sim/engine_table.cpp — the table of engines.
+// sim/engine_table.cpp — the table of engines: each entry adapts its engine to one priced run.
 #include "sim/engine_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "sim/analytic_engine.hpp"
+#include "sim/flow_engine.hpp"
+#include "sim/simgrid_engine.hpp"
 
 namespace collsim {
 namespace {
 
-// The analytic engine, on the topology's routes when there is one (sim/cost_rule.hpp).
-double run_analytic_engine(const PredictionRequest& r, const Schedule& schedule, FlowResult&) {
-  if (!r.topology) return run_analytic(schedule, r.cost, r.analytic).time_s;
-  return run_analytic(schedule, *r.topology, r.cost.gamma_s_per_byte, r.analytic).time_s;
+// The analytic engine prices a message by its route where the ranks sit on a network, by its
+// two link classes on a flat one.
+double run_analytic_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult&) {
+  const AnalyticOptions options{.one_port = run.one_port, .protocol = costs.protocol};
+  if (!costs.topology) return run_analytic(schedule, costs.flat, options).time_s;
+  return run_analytic(schedule, *costs.topology, costs.gamma_s_per_byte, options).time_s;
 }
 
-double run_flow_engine(const PredictionRequest& r, const Schedule& schedule, FlowResult& flow) {
-  flow = run_flow(schedule, *r.topology, r.cost.gamma_s_per_byte, r.flow);
+double run_flow_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult& flow) {
+  FlowOptions options = run.flow;
+  options.protocol = costs.protocol;
+  flow = run_flow(schedule, *costs.topology, costs.gamma_s_per_byte, options);
   return flow.time_s;
 }
 
-double run_flow_engine_streamed(const PredictionRequest& r, const TransferStream& stream, FlowResult& flow) {
-  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, r.on_stream_progress, r.flow.protocol);
+double run_flow_engine_streamed(const TransferStream& stream, const RunCosts& costs, const EngineRun& run,
+                                FlowResult& flow) {
+  flow = run_flow(stream, *costs.topology, costs.gamma_s_per_byte, run.stream_progress, costs.protocol);
   return flow.time_s;
 }
 
 #ifdef COLLSIM_HAVE_SIMGRID
-double run_simgrid_engine(const PredictionRequest& r, const Schedule& schedule, FlowResult&) {
-  return run_simgrid(schedule, *r.topology, r.cost.gamma_s_per_byte, r.simgrid).time_s;
+double run_simgrid_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult&) {
+  const SimgridOptions options{.protocol = costs.protocol, .verbose = run.verbose};
+  return run_simgrid(schedule, *costs.topology, costs.gamma_s_per_byte, options).time_s;
 }
 #endif
 
-std::string analytic_model(const PredictionRequest& r) {
-  return r.analytic.one_port ? "one-port, contention-free" : "unlimited ports, contention-free";
+std::string analytic_model(const EngineRun& run) {
+  return run.one_port ? "one-port, contention-free" : "unlimited ports, contention-free";
 }
-std::string flow_model(const PredictionRequest&) {
+std::string flow_model(const EngineRun&) {
   return "flows share links max-min fairly; no ports, one in-order channel per rank pair";
 }
-std::string simgrid_model(const PredictionRequest&) {
+std::string simgrid_model(const EngineRun&) {
   return "SimGrid CM02 shares links max-min fairly; no ports, one in-order channel per rank pair";
 }
 
@@ -45,11 +54,13 @@ std::string simgrid_model(const PredictionRequest&) {
 
 const std::vector<EngineEntry>& engine_table() {
   static const std::vector<EngineEntry> table{
-      {.name = "analytic",
+      {.kind = EngineKind::analytic,
+       .name = "analytic",
        .help = "the contention-free critical path, equal to the closed forms on a flat network",
        .model = analytic_model,
        .run = run_analytic_engine},
-      {.name = "flow",
+      {.kind = EngineKind::flow,
+       .name = "flow",
        .help = "links shared max-min fairly by the flows that cross them, on a topology",
        .model = flow_model,
        .contention = true,
@@ -58,7 +69,8 @@ const std::vector<EngineEntry>& engine_table() {
        .run = run_flow_engine,
        .run_stream = run_flow_engine_streamed},
 #ifdef COLLSIM_HAVE_SIMGRID
-      {.name = "simgrid",
+      {.kind = EngineKind::simgrid,
+       .name = "simgrid",
        .help = "the same on SimGrid 3.32's CM02 model, to cross-check flow, with one route per rank pair",
        .model = simgrid_model,
        .contention = true,
@@ -71,21 +83,42 @@ const std::vector<EngineEntry>& engine_table() {
   return table;
 }
 
-const EngineEntry& find_engine(std::string_view name) {
-  std::vector<std::string_view> names;
-  for (const EngineEntry& e : engine_table()) {
-    if (e.name == name) return e;
-    names.push_back(e.name);
-  }
-  throw Error(fmt::format("engine '{}' is not available in this build (available: {})", name, fmt::join(names, ", ")));
+std::vector<std::string> available_engines() {
+  std::vector<std::string> names;
+  for (const EngineEntry& e : engine_table()) names.emplace_back(e.name);
+  return names;
 }
 
-void check_engine_fits(const EngineEntry& e, const PredictionRequest& r) {
-  if (e.contention && !r.topology)
-    throw Error(fmt::format("engine '{}' needs a cluster with a topology (a flat network has no links to share)", e.name));
-  if (e.needs_single_route && r.topology->routing != RoutingMode::minimal && r.topology->routing != RoutingMode::shortest_path)
-    throw Error(fmt::format("engine '{}' needs one route per rank pair (routing minimal or shortest-path), not {}", e.name,
-                            to_string(r.topology->routing)));
+const EngineEntry& find_engine(std::string_view name) {
+  for (const EngineEntry& e : engine_table())
+    if (e.name == name) return e;
+  throw Error(fmt::format("engine '{}' is not available in this build (available: {})", name,
+                          fmt::join(available_engines(), ", ")));
+}
+
+std::string_view to_string(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::analytic: return "analytic";
+    case EngineKind::flow: return "flow";
+    case EngineKind::simgrid: return "simgrid";
+  }
+  return "?";
+}
+
+const EngineEntry& find_engine(EngineKind kind) { return find_engine(to_string(kind)); }
+
+std::string engine_misfit(const EngineEntry& e, const RunCosts& costs) {
+  if (e.contention && !costs.topology)
+    return fmt::format("engine '{}' needs a cluster with a topology (a flat network has no links to share)", e.name);
+  if (e.needs_single_route && costs.topology->routing != RoutingMode::minimal &&
+      costs.topology->routing != RoutingMode::shortest_path)
+    return fmt::format("engine '{}' needs one route per rank pair (routing minimal or shortest-path), not {}", e.name,
+                       to_string(costs.topology->routing));
+  return "";
+}
+
+void check_engine_fits(const EngineEntry& e, const RunCosts& costs) {
+  if (const std::string misfit = engine_misfit(e, costs); !misfit.empty()) throw Error(misfit);
 }
 
 }  // namespace collsim

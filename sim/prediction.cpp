@@ -71,7 +71,7 @@ std::string why_not_streamed(const PredictionRequest& r, std::string_view algori
   if (sr.channels > 1)
     return fmt::format("the streamed {} runs one channel, not {} (--channels 1 streams it)", algorithm, sr.channels);
   if (!find_engine(r.engine).run_stream)
-    return fmt::format("the {} engine needs the schedule held; the flow engine {}", r.engine,
+    return fmt::format("the {} engine needs the schedule held; the flow engine {}", to_string(r.engine),
                        r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
   if (r.on_flow_run) return "--detail and --trace need the schedule held; without them the flow engine streams it";
   if (r.topology && prices_transfer_context(*r.topology))
@@ -91,10 +91,11 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
   const AlgorithmEntry* ring = lookup_algorithm("ring");
   if (refused == "ring" || !ring || !ring->supports(r.collective)) return "";
   PredictionRequest flow = r;
-  flow.engine = "flow";
+  flow.engine = EngineKind::flow;
   flow.on_flow_run = nullptr;
   if (!why_not_streamed(flow, "ring", schedule_request(r, *ring, bytes)).empty()) return "";
-  const std::string engine = r.engine == "flow" ? "" : r.topology ? " (--engine flow)" : ", on a cluster with a topology";
+  const std::string engine =
+      r.engine == EngineKind::flow ? "" : r.topology ? " (--engine flow)" : ", on a cluster with a topology";
   return fmt::format("; ring runs as a stream on the flow engine{}{}", engine,
                      r.on_flow_run ? ", without --detail and --trace" : "");
 }
@@ -172,25 +173,26 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
 // The flat model's beta is one route's bottleneck. With one port (the analytic engine) that is
 // all a rank sends through at a time; without ports it may send over several of its links at
 // once (NVLink and its NIC, with channels), so the bound takes the rank's whole port, rank 0's.
-CostModel lower_bound_model(const PredictionRequest& r, const CostModel& flat, Ports ports) {
-  if (!r.topology || ports == Ports::one) return flat;
+CostModel lower_bound_model(const RunCosts& costs, const CostModel& flat, Ports ports) {
+  if (!costs.topology || ports == Ports::one) return flat;
   CostModel bound = flat;
-  const double port_beta = rank_port_beta(*r.topology, 0, find_protocol(r.protocol));
+  const double port_beta = rank_port_beta(*costs.topology, 0, costs.protocol);
   bound.inter_node.beta_s_per_byte = std::min(bound.inter_node.beta_s_per_byte, port_beta);
   bound.intra_node.beta_s_per_byte = std::min(bound.intra_node.beta_s_per_byte, port_beta);
   return bound;
 }
 
-void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const CostModel& flat) {
+void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const RunCosts& costs, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   const bool switches_reduce = r.topology && r.topology->has_reducers();
-  const Ports ports = r.engine != "analytic" ? Ports::none : r.analytic.one_port ? Ports::one : Ports::unshared;
+  const Ports ports = r.engine != EngineKind::analytic ? Ports::none : r.run.one_port ? Ports::one : Ports::unshared;
   rec.lower_bound_s =
-      lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(r, flat, ports), ports, switches_reduce);
+      lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(costs, flat, ports), ports, switches_reduce);
 }
 
-PredictionRecord record_for(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+PredictionRecord record_for(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
+                            std::uint64_t bytes) {
   PredictionRecord rec;
   rec.collective = r.collective;
   rec.algorithm = algorithm;
@@ -198,7 +200,7 @@ PredictionRecord record_for(const PredictionRequest& r, const std::string& algor
   rec.ranks = r.ranks;
   rec.bytes = bytes;
   rec.engine = r.engine;
-  rec.protocol = r.protocol;  // one protocol's run (as_protocol_run)
+  rec.protocol = protocol;
   rec.placement = r.topology ? describe(r.topology->placement) : "linear";
   return rec;
 }
@@ -235,70 +237,62 @@ std::string streamed_note(const PredictionRequest& r, const PredictionRecord& re
 
 // A streamed run: the engine's time from the stream. No analytic column: the analytic engine
 // walks a held schedule, which is what was not built.
-PredictionRecord predict_streamed(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
-                                  std::uint64_t bytes) {
+PredictionRecord predict_streamed(const PredictionRequest& r, const RunCosts& costs, const CostModel& flat,
+                                  const std::string& algorithm, std::uint64_t bytes) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
   const ScheduleRequest sr = schedule_request(r, a, bytes);
   const std::unique_ptr<TransferStream> stream = stream_factory(algorithm)(sr);
-  PredictionRecord rec = record_for(r, algorithm, bytes);
+  PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
   rec.streamed = true;
   rec.segments = stream->info().segments;
   rec.channels = stream->info().channels;
   rec.transfers = stream->size();
   if (r.on_note) r.on_note(streamed_note(r, rec, a, sr));
   FlowResult flow;
-  rec.time_s = find_engine(r.engine).run_stream(r, *stream, flow);
-  fill_rates(rec, r, flat);
+  rec.time_s = find_engine(r.engine).run_stream(*stream, costs, r.run, flow);
+  fill_rates(rec, r, costs, flat);
   return rec;
 }
 
 // `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
-PredictionRecord predict_held(const PredictionRequest& r, const CostModel& flat, const std::string& algorithm,
-                              std::uint64_t bytes) {
+PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs, const CostModel& flat,
+                              const std::string& algorithm, std::uint64_t bytes) {
   const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
 
-  PredictionRecord rec = record_for(r, algorithm, bytes);
+  PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
   rec.segments = schedule.info().segments;
   rec.channels = schedule.info().channels;
   rec.transfers = schedule.size();
   const EngineEntry& engine = find_engine(r.engine);
   FlowResult flow;
-  rec.time_s = engine.run(r, schedule, flow);
-  if (engine.contention) rec.analytic_s = find_engine("analytic").run(r, schedule, flow);
-  fill_rates(rec, r, flat);
+  rec.time_s = engine.run(schedule, costs, r.run, flow);
+  if (engine.contention) rec.analytic_s = find_engine(EngineKind::analytic).run(schedule, costs, r.run, flow);
+  fill_rates(rec, r, costs, flat);
   // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
-  if (!engine.contention && r.analytic.one_port && rec.channels == 1)
+  if (!engine.contention && r.run.one_port && rec.channels == 1)
     rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
 }
 
-// The request as one protocol's run: every engine's options carry it.
-PredictionRequest as_protocol_run(const PredictionRequest& r, const Protocol& protocol) {
-  PredictionRequest run = r;
-  run.protocol = protocol.name;
-  run.analytic.protocol = run.flow.protocol = run.simgrid.protocol = protocol;
-  return run;
-}
-
-// The flat model of the closed forms and the lower bound under `protocol`: on a topology the
-// cost rule's stand-in, otherwise the request's own.
-CostModel flat_model(const PredictionRequest& r, const Protocol& protocol) {
-  return r.topology ? equivalent_cost_model(*r.topology, r.cost.gamma_s_per_byte, kLargeMessage, protocol)
-                    : with_protocol(r.cost, protocol);
+// The flat model of the closed forms and the lower bound: on a topology the cost rule's
+// stand-in, otherwise the network's own classes.
+CostModel flat_model(const RunCosts& costs) {
+  return costs.topology ? equivalent_cost_model(*costs.topology, costs.gamma_s_per_byte, kLargeMessage, costs.protocol)
+                        : with_protocol(costs.flat, costs.protocol);
 }
 
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
-  const PredictionRequest run = as_protocol_run(r, protocol);
-  const CostModel flat = flat_model(r, protocol);
-  return holding_for(run, algorithm, bytes) == Holding::streamed ? predict_streamed(run, flat, algorithm, bytes)
-                                                                 : predict_held(run, flat, algorithm, bytes);
+  const RunCosts costs = run_costs(r, protocol);
+  const CostModel flat = flat_model(costs);
+  return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
+                                                               : predict_held(r, costs, flat, algorithm, bytes);
 }
 
 // One algorithm at one size: with the request's protocol, or with each and the fastest kept.
 PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
-  if (r.protocol != "auto") return predict_with(r, find_protocol(r.protocol), algorithm, bytes);
+  if (r.protocol) return predict_with(r, *r.protocol, algorithm, bytes);
   std::optional<PredictionRecord> best;
   for (const Protocol& p : protocol_table()) {
     PredictionRecord rec = predict_with(r, p, algorithm, bytes);
@@ -310,14 +304,14 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
 // "nccl": each of NCCL's algorithms that runs here, with every protocol, the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   PredictionRequest every_protocol = r;
-  every_protocol.protocol = "auto";
+  every_protocol.protocol.reset();
   std::optional<PredictionRecord> best;
   for (std::string_view a : nccl_runs_at(r, bytes)) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
     PredictionRecord rec = find_algorithm(a).in_network == InNetwork::none
                                ? predict_algorithm(every_protocol, std::string(a), bytes)
-                               : predict_with(r, find_protocol("simple"), std::string(a), bytes);
+                               : predict_with(r, simple_protocol(), std::string(a), bytes);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
   best->algorithm = kNcclChoice;  // runs: the one chosen
@@ -397,18 +391,15 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
   return r.channels > 0 ? r.channels : suggested_channels(r);
 }
 
-std::vector<std::string> available_engines() {
-  std::vector<std::string> names;
-  for (const EngineEntry& e : engine_table()) names.emplace_back(e.name);
-  return names;
+RunCosts run_costs(const PredictionRequest& r, const Protocol& protocol) {
+  return {.topology = r.topology.get(), .flat = r.cost, .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = protocol};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
-  check_engine_fits(find_engine(r.engine), r);
+  check_engine_fits(find_engine(r.engine), run_costs(r, simple_protocol()));
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
-  if (r.protocol != "auto") find_protocol(r.protocol);  // an unknown name fails before any run
 
   std::vector<PredictionRecord> records;
   std::size_t started = 0;
@@ -437,10 +428,10 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"runs", r.runs},
                       {"ranks", r.ranks},
                       {"bytes", r.bytes},
-                      {"engine", r.engine},
+                      {"engine", to_string(r.engine)},
                       {"placement", r.placement},
                       {"segments", r.segments},
-                      {"protocol", r.protocol},
+                      {"protocol", r.protocol.name},
                       {"channels", r.channels},
                       {"transfers", r.transfers},
                       {"time_s", r.time_s},

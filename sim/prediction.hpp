@@ -15,9 +15,10 @@
 
 #include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
-#include "sim/analytic_engine.hpp"
-#include "sim/flow_engine.hpp"
-#include "sim/simgrid_engine.hpp"
+#include "sim/engine_table.hpp"
+#include "sim/flow_result.hpp"
+#include "sim/protocol.hpp"
+#include "sim/run_costs.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -29,10 +30,10 @@ struct PredictionRecord {
   std::string runs;
   Rank ranks = 0;
   std::uint64_t bytes = 0;
-  std::string engine;
+  EngineKind engine = EngineKind::analytic;
   std::string placement;  // where the ranks sit: "linear", "random (seed 7)", ...
   std::uint32_t segments = 1;
-  std::string protocol = "simple";  // the wire protocol of the run (sim/protocol.hpp)
+  Protocol protocol;  // the wire protocol of the run (sim/protocol.hpp)
   std::uint32_t channels = 1;  // instances side by side (collectives/algorithms/channels.hpp)
   std::size_t transfers = 0;
   double time_s = 0;
@@ -84,24 +85,26 @@ struct PredictionRequest {
   // When set, engines cost each transfer on its route between the ranks' endpoints.
   std::shared_ptr<const Topology> topology;
   std::uint32_t segments = 0;  // 0: each algorithm's default
-  // A protocol name (sim/protocol.hpp: ll, ll128, simple), or "auto": each algorithm and size
-  // runs with every protocol and keeps the fastest, as NCCL's tuner picks one by its model.
-  std::string protocol = "simple";
+  // The wire protocol (sim/protocol.hpp: ll, ll128, simple); none (--protocol auto): each
+  // algorithm and size runs with every protocol and keeps the fastest, as NCCL's tuner picks
+  // one by its model.
+  std::optional<Protocol> protocol = simple_protocol();
   // Channels of the algorithms that take them (ring, tree, two-tree allreduce); 0: the
   // cluster's suggestion (suggested_channels). Others run one; naming one with channels > 1 is an error.
   std::uint32_t channels = 0;
-  std::string engine = "analytic";
-  AnalyticOptions analytic;
-  // Flow engine: options, and a look at each run (for --trace and --detail).
-  FlowOptions flow;
+  EngineKind engine = EngineKind::analytic;
+  // How the engine runs: the analytic model's ports, what the flow engine records and whom it
+  // tells of progress, SimGrid's log.
+  EngineRun run;
+  // Flow engine: a look at each run (for --trace and --detail).
   std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
-  SimgridOptions simgrid;  // simgrid engine (builds with SimGrid only)
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;
-  // A streamed run's progress, in words ("37% of 536854528 transfers"; sim/flow_engine.hpp).
-  std::function<void(const std::string&)> on_stream_progress;
 };
+
+// The priced run of `request` with `protocol` (its cluster, gamma and protocol).
+RunCosts run_costs(const PredictionRequest& request, const Protocol& protocol);
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by
@@ -135,7 +138,5 @@ nlohmann::json to_json(const PredictionRecord& record);
 std::uint32_t suggested_channels(const PredictionRequest& request);
 // The channels `algorithm` runs under `request` (1 for those that take none).
 std::uint32_t channels_for(const PredictionRequest& request, std::string_view algorithm);
-// analytic, flow, and simgrid where collsim was built with SimGrid.
-std::vector<std::string> available_engines();
 
 }  // namespace collsim

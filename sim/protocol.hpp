@@ -26,6 +26,8 @@ struct Protocol {
   std::string_view source;      // where the numbers come from, in one line
 
   bool is_simple() const { return payload_fraction == 1 && startup_factor == 1; }
+  // One of the table's protocols: the name says which.
+  friend bool operator==(const Protocol& a, const Protocol& b) { return a.name == b.name; }
 };
 
 // LL, LL128 and Simple, fastest start-up first.

@@ -45,7 +45,7 @@ std::vector<PredictionRecord> predict_log_sizes(const ClusterConfig& cluster, co
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
-  r.engine = cluster.topology ? "flow" : "analytic";
+  r.engine = cluster.topology ? EngineKind::flow : EngineKind::analytic;
   return predict(r);
 }
 

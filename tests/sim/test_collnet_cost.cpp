@@ -211,7 +211,7 @@ TEST_CASE("Algo nccl considers collnet where the fabric reduces, with Simple, an
   REQUIRE(nccl.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) CHECK(nccl[i].time_s <= alone[i].time_s);
   CHECK(nccl[1].runs == "collnet");  // one hop across nodes, at the NICs' full rate
-  CHECK(nccl[1].protocol == "simple");
+  CHECK(nccl[1].protocol.name == "simple");
   const ClusterConfig plain = parse_cluster_config(
       "name: t\nlink_classes:\n  nvl: {bandwidth_Bps: 1.0e+11, latency_s: 0, alpha_s: 2.0e-6}\n"
       "  ib: {bandwidth_Bps: 2.5e+10, latency_s: 0, alpha_s: 2.0e-6}\ntopology: {kind: star, endpoints: 8, link: ib}\n"

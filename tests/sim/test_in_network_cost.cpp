@@ -246,7 +246,7 @@ TEST_CASE("Algo nccl runs nvls on a node whose switch reduces, where it is faste
   const std::vector<PredictionRecord> picked = predict_nccl(reducing, {1u << 30});
   REQUIRE(picked.size() == 1);
   CHECK(picked[0].runs == "nvls");
-  CHECK(picked[0].protocol == "simple");
+  CHECK(picked[0].protocol.name == "simple");
   const ClusterConfig plain = parse_cluster_config(
       "name: t\nlink_classes:\n  nvl: {bandwidth_Bps: 1.0e+11, latency_s: 0, alpha_s: 1.0e-6}\n"
       "nodes: {count: 1, gpus_per_node: 8, switch: nvswitch, gpu_link: nvl}\ngamma_s_per_byte: 1.0e-10\n",
@@ -264,7 +264,7 @@ TEST_CASE("Algo nccl considers nvls-tree across nodes whose switches reduce, and
   r.ranks = two.ranks;
   r.cost = two.cost;
   r.topology = two.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   const double nvls_tree_s = predict(r).at(0).time_s;
   for (const PredictionRecord& rec : records)
     if (rec.bytes == 1u << 28) CHECK(rec.time_s <= nvls_tree_s);

@@ -30,7 +30,7 @@ PredictionRequest request(const ClusterConfig& c, const std::string& algorithm, 
   r.ranks = c.ranks;
   r.cost = c.cost;
   r.topology = c.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   return r;
 }
 
@@ -56,7 +56,7 @@ std::pair<std::vector<PredictionRecord>, std::vector<PredictionRecord>> require_
     const PredictionRequest& held, const std::string& algorithm, std::vector<std::string>& progress) {
   PredictionRequest streamed = held;
   streamed.streaming = Streaming::always;
-  streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
+  streamed.run.stream_progress = [&](const std::string& line) { progress.push_back(line); };
   REQUIRE(holding_for(held, algorithm, 1 << 20) == Holding::held);
   REQUIRE(holding_for(streamed, algorithm, 1 << 20) == Holding::streamed);
   std::vector<PredictionRecord> h = predict(held), s = predict(streamed);
@@ -79,7 +79,7 @@ PredictionRequest big(const std::string& algorithm, const std::string& engine) {
   r.algorithms = {algorithm};
   r.ranks = 16384;
   r.cost.ranks_per_node = 8;
-  r.engine = engine;
+  r.engine = find_engine(engine).kind;
   return r;
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("a streamed hierarchical ring predicts the held one's time, with and w
     progress.clear();
     PredictionRequest streamed = held;
     streamed.streaming = Streaming::always;
-    streamed.on_stream_progress = [&](const std::string& line) { progress.push_back(line); };
+    streamed.run.stream_progress = [&](const std::string& line) { progress.push_back(line); };
     streamed.sizes = {(1 << 20) + 7};
     REQUIRE(predict(streamed)[0].time_s == Approx(h[0].time_s).epsilon(1e-12));
     REQUIRE(!progress.empty());
@@ -232,7 +232,7 @@ TEST_CASE("the size guard refuses what neither holds nor streams, and says what 
   REQUIRE_THROWS_WITH(holding_for(halving, "rabenseifner", gib),
                       Catch::Contains("too large to build") && Catch::Contains("ring runs as a stream on the flow engine") &&
                           !Catch::Contains("--engine flow"));
-  halving.engine = "analytic";
+  halving.engine = EngineKind::analytic;
   REQUIRE_THROWS_WITH(holding_for(halving, "rabenseifner", gib),
                       Catch::Contains("ring runs as a stream on the flow engine, on a cluster with a topology"));
   halving.topology = on_topology.topology;

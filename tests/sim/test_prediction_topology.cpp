@@ -96,12 +96,12 @@ TEST_CASE("predictions on multi-NIC and reducing-switch GPU clusters never beat 
       c.topology->place(Placement{}, r.ranks);
       r.algorithms = {"ring", "two-tree", "naive", "recursive-doubling", "nccl"};
       r.sizes = {8, 4096, 1 << 20, 1 << 28};
-      r.engine = std::string(engine).substr(0, std::string(engine).find(' '));
-      r.analytic.one_port = std::string(engine) != "analytic unlimited ports";
-      r.protocol = "auto";
+      r.engine = find_engine(std::string(engine).substr(0, std::string(engine).find(' '))).kind;
+      r.run.one_port = std::string(engine) != "analytic unlimited ports";
+      r.protocol.reset();  // auto
       for (const PredictionRecord& rec : predict(r)) {
         INFO(preset << ", " << engine << ": " << rec.algorithm << " (" << rec.runs << ") " << rec.bytes << " B, "
-                    << rec.channels << " channels, " << rec.protocol << ": " << rec.time_s << " s, bound "
+                    << rec.channels << " channels, " << rec.protocol.name << ": " << rec.time_s << " s, bound "
                     << rec.lower_bound_s << " s");
         CHECK(rec.lower_bound_s > 0);
         CHECK(rec.time_s >= rec.lower_bound_s * (1 - 1e-12));

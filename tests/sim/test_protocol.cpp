@@ -136,37 +136,31 @@ TEST_CASE("protocol auto keeps each algorithm's fastest protocol: LL for 8 bytes
   r.ranks = c.ranks;
   r.cost = c.cost;
   r.topology = c.topology;
-  r.engine = "flow";
-  r.protocol = "auto";
+  r.engine = EngineKind::flow;
+  r.protocol.reset();  // auto
   const std::vector<PredictionRecord> chosen = predict(r);
   REQUIRE(chosen.size() == 4);
   for (const PredictionRecord& rec : chosen) {
     double fastest = 1e300;
-    std::string fastest_name;
+    std::string_view fastest_name;
     for (const Protocol& p : protocol_table()) {
       PredictionRequest one = r;
       one.algorithms = {rec.algorithm};
       one.sizes = {rec.bytes};
-      one.protocol = std::string(p.name);
+      one.protocol = p;
       const PredictionRecord run = predict(one).at(0);
-      CHECK(run.protocol == p.name);
-      if (run.time_s < fastest) fastest = run.time_s, fastest_name = run.protocol;
+      CHECK(run.protocol.name == p.name);
+      if (run.time_s < fastest) fastest = run.time_s, fastest_name = run.protocol.name;
     }
     INFO(rec.algorithm << " " << rec.bytes);
     CHECK(rec.time_s == fastest);
-    CHECK(rec.protocol == fastest_name);
-    CHECK(rec.protocol == (rec.bytes == 8 ? "ll" : "simple"));
+    CHECK(rec.protocol.name == fastest_name);
+    CHECK(rec.protocol.name == (rec.bytes == 8 ? "ll" : "simple"));
   }
 }
 
-TEST_CASE("an unknown protocol is refused before any run") {
-  PredictionRequest r;
-  r.algorithms = {"ring"};
-  r.sizes = {1024};
-  r.ranks = 4;
-  r.cost = CostModel::uniform(1e-6, 1e-9, 0);
-  r.protocol = "warp";
-  CHECK_THROWS_WITH(predict(r), Catch::Contains("unknown protocol 'warp'"));
+TEST_CASE("an unknown protocol name is refused, naming the known ones") {
+  CHECK_THROWS_WITH(find_protocol("warp"), Catch::Contains("unknown protocol 'warp' (known: ll, ll128, simple)"));
 }
 
 TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol, and says which it ran") {
@@ -180,7 +174,7 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
     r.ranks = c.ranks;
     r.cost = c.cost;
     r.topology = c.topology;
-    r.engine = "flow";
+    r.engine = EngineKind::flow;
     const std::vector<PredictionRecord> records = predict(r);
     REQUIRE(records.size() == 4);
     for (const PredictionRecord& rec : records) {
@@ -194,10 +188,10 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
         PredictionRequest one = r;
         one.algorithms = {std::string(a)};
         one.sizes = {rec.bytes};
-        one.protocol = "auto";
+        one.protocol.reset();  // auto
         fastest = std::min(fastest, predict(one).at(0).time_s);
       }
-      INFO(to_string(collective) << " " << rec.bytes << ": ran " << rec.runs << " " << rec.protocol);
+      INFO(to_string(collective) << " " << rec.bytes << ": ran " << rec.runs << " " << rec.protocol.name);
       CHECK(rec.time_s == fastest);
       const std::vector<std::string_view> candidates = nccl_candidates(collective);
       CHECK(std::find(candidates.begin(), candidates.end(), rec.runs) != candidates.end());

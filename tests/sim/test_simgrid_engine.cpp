@@ -224,13 +224,13 @@ TEST_CASE("predict with engine simgrid gives the flow engine's times and the ana
   r.ranks = c.ranks;
   r.cost = c.cost;
   r.topology = c.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   const std::vector<PredictionRecord> flow = predict(r);
-  r.engine = "simgrid";
+  r.engine = EngineKind::simgrid;
   const std::vector<PredictionRecord> sg = predict(r);
   REQUIRE(sg.size() == flow.size());
   for (std::size_t i = 0; i < sg.size(); ++i) {
-    REQUIRE(sg[i].engine == "simgrid");
+    REQUIRE(sg[i].engine == EngineKind::simgrid);
     REQUIRE(sg[i].time_s == Approx(flow[i].time_s).epsilon(1e-6));
     REQUIRE(sg[i].analytic_s.has_value());
     REQUIRE(*sg[i].analytic_s == Approx(*flow[i].analytic_s).epsilon(1e-12));

@@ -42,7 +42,7 @@ inline std::vector<PredictionRecord> ring_predictions(const ClusterConfig& c, Co
   r.ranks = c.ranks;
   r.cost = c.cost;
   r.topology = c.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   r.collective = collective;
   r.streaming = streaming;
   return predict(r);

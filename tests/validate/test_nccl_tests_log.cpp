@@ -27,7 +27,7 @@ NcclTestsLog predicted_log(Collective collective, const std::vector<std::uint64_
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   NcclTestsLog log;
   log.collective = collective;
   for (const PredictionRecord& rec : predict(r)) log.rows.push_back(nccl_tests_row(collective, ranks, rec.bytes, rec.time_s));
@@ -218,7 +218,7 @@ TEST_CASE("calibrate --measured's fit recovers the efficiency a log was predicte
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
-  r.engine = "flow";
+  r.engine = EngineKind::flow;
   NcclTestsLog log;
   for (const PredictionRecord& rec : predict(r)) log.rows.push_back(nccl_tests_row(Collective::allreduce, 8, rec.bytes, rec.time_s));
   for (Rank k = 0; k < 8; ++k) log.ranks.push_back({k, "node0", "collsim prediction", k});

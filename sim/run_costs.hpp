@@ -1,0 +1,40 @@
+// sim/run_costs.hpp — one priced run: everything an engine needs to turn a schedule into time,
+// bound once from the cluster and the request (docs/design.md, "One priced run"), and how the
+// engine is to run it. Engines take these two values and nothing of the request that made
+// them (sim/prediction.hpp), so a new engine, a new caller (the Python module, a sweep) or a
+// new cost term touches this file and the engines, not the command line.
+//   RunCosts:  what the links, reductions and protocol cost (the cost rule's inputs);
+//   EngineRun: what the engine is asked to keep or report (ports of the analytic model, the
+//              flow engine's records and progress, SimGrid's log).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "collectives/cost_model.hpp"
+#include "sim/flow_result.hpp"
+#include "sim/protocol.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim {
+
+struct RunCosts {
+  // The network the ranks are placed on, costed route by route (sim/cost_rule.hpp); null on a
+  // flat network (the `links:` form, predict's --alpha/--bandwidth), whose two link classes
+  // are `flat`.
+  const Topology* topology = nullptr;
+  CostModel flat;
+  double gamma_s_per_byte = 0;  // the reduction unit's seconds per byte (the cluster's)
+  Protocol protocol = simple_protocol();  // the run's wire protocol, on every link alike
+};
+
+struct EngineRun {
+  bool one_port = true;  // analytic: one send and one receive per rank at a time (else unlimited)
+  // flow: what to record and whom to tell of progress (its protocol is RunCosts::protocol).
+  FlowOptions flow;
+  // flow, streamed: progress in words ("37% of 536854528 transfers").
+  std::function<void(const std::string&)> stream_progress;
+  bool verbose = false;  // simgrid: let SimGrid log to stderr
+};
+
+}  // namespace collsim

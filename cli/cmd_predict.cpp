@@ -47,33 +47,24 @@ struct PredictOptions {
   Format format = Format::table;
 };
 
-// --engine auto: the flow engine where the cluster has links to share (contention changes the
-// answer, and the flow engine is fast), the analytic engine on a flat network.
+// --engine auto (default_engine), or the engine asked for.
 EngineKind engine_for(const std::optional<EngineKind>& asked, const ClusterConfig& cluster) {
-  if (asked) return *asked;
-  return cluster.topology ? EngineKind::flow : EngineKind::analytic;
+  return asked ? *asked : default_engine(cluster.topology);
 }
 
 // Why the header's engine is the one it is, when the user did not choose it.
 std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
-  if (o.engine || !c.topology) return "";
+  if (o.engine || c.topology->flat) return "";
   return "engine flow by default on a cluster with a topology: links are shared; --engine analytic gives the "
          "contention-free model of the closed forms\n";
 }
 
-// On a topology, --ranks and --placement re-place the ranks; link flags do not apply.
-void apply_to_topology(const PredictOptions& o, ClusterConfig& c) {
-  if (o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0)
-    throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
-                            "(edit its link_classes and nodes instead)", c.name));
-  if (o.ranks == 0 && !o.placement) return;
-  Placement p = c.topology->placement;
-  if (o.placement) p = {*o.placement, o.placement_seed, {}};
-  if (o.ranks > 0) c.ranks = o.ranks;
-  // An explicit list places the file's ranks (e.g. dgx1-v100's NVLink ring order); fewer
-  // ranks take its first entries.
-  if (p.kind == Placement::Kind::explicit_list && c.ranks < p.endpoints.size()) p.endpoints.resize(c.ranks);
-  c.topology->place(p, c.ranks);
+// --alpha, --beta/--bandwidth and --ranks-per-node: a flat network's classes and node size.
+void apply_link_flags(const PredictOptions& o, CostModel& cost) {
+  if (o.ranks_per_node > 0) cost.ranks_per_node = o.ranks_per_node;
+  if (o.alpha >= 0) cost.inter_node.alpha_s = cost.intra_node.alpha_s = o.alpha;
+  const double beta = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1);
+  if (beta >= 0) cost.inter_node.beta_s_per_byte = cost.intra_node.beta_s_per_byte = beta;
 }
 
 // The cluster: a config file or preset, the embedded default, or a flat what-if network.
@@ -86,26 +77,19 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
   } else if (network_flags) {
     if (o.ranks == 0) throw Error("a what-if network (--alpha/--beta/--bandwidth) needs --ranks");
     if (o.beta < 0 && o.bandwidth < 0) throw Error("a what-if network needs --bandwidth (bytes/s) or --beta (s/byte)");
-    c.name = "what-if (flat, contention-free)";
-    c.cost = CostModel::uniform(0, 0, 0);
+    CostModel what_if = CostModel::uniform(0, 0, 0);
+    apply_link_flags(o, what_if);
+    c = flat_cluster("what-if (flat, contention-free)", what_if, o.ranks);
   } else {
     c = default_cluster_config();
   }
   if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
-  if (c.topology) {
-    apply_to_topology(o, c);
-    return c;
-  }
-  if (o.placement && *o.placement != Placement::Kind::linear)
-    throw Error(fmt::format("--placement needs a cluster with a topology; {} is a flat network", c.name));
-  if (o.ranks > 0) c.ranks = o.ranks;
-  if (o.ranks_per_node > 0) c.cost.ranks_per_node = o.ranks_per_node;
-  if (c.cost.ranks_per_node > 0 && c.ranks % c.cost.ranks_per_node != 0)
-    throw Error(fmt::format("{} ranks are not a whole number of nodes of {} (set --ranks-per-node)", c.ranks,
-                            c.cost.ranks_per_node));
-  if (o.alpha >= 0) c.cost.inter_node.alpha_s = c.cost.intra_node.alpha_s = o.alpha;
-  const double beta = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1);
-  if (beta >= 0) c.cost.inter_node.beta_s_per_byte = c.cost.intra_node.beta_s_per_byte = beta;
+  const bool link_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0;
+  if (link_flags && !c.topology->flat)
+    throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
+                            "(edit its link_classes and nodes instead)", c.name));
+  apply_link_flags(o, c.cost);
+  c.place(o.ranks, o.placement ? std::optional<Placement>({*o.placement, o.placement_seed, {}}) : std::nullopt);
   return c;
 }
 
@@ -129,41 +113,47 @@ std::string describe_protocol(const std::optional<Protocol>& protocol) {
                      p.startup_factor, p.source);
 }
 
+// The header's lines on the network: a flat network's classes as the user gave them; a built
+// fabric's summary, routing, placement, the ranks' memory and the stand-in of the closed forms.
+void print_network(const ClusterConfig& c, const EngineEntry& engine) {
+  const Topology& t = *c.topology;
+  if (t.flat) {
+    fmt::print("{}\n\n", describe_links(c.cost));
+    return;
+  }
+  const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
+                                       : "largest alpha + latencies, bottleneck bandwidth";
+  fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
+             to_string(t.routing), describe(t.placement), cost);
+  if (t.models_core())
+    fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its reductions "
+               "(alone: bytes x gamma)\n",
+               format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+  else if (t.models_memory())
+    fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its reductions "
+               "(3 bytes per byte, at most 3/gamma)\n",
+               format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+  fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
+             describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
+  if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
+    fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
+               to_GBps(1 / rank_port_beta(t, 0)),
+               t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
+  fmt::print("\n");
+}
+
 void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
              engine.name, engine.model(r.run), why_engine(o, c));
-  if (c.topology) {
-    const Topology& t = *c.topology;
-    const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
-                                         : "largest alpha + latencies, bottleneck bandwidth";
-    fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
-               to_string(t.routing), describe(t.placement), cost);
-    if (t.models_core())
-      fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its reductions "
-                 "(alone: bytes x gamma)\n",
-                 format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
-    else if (t.models_memory())
-      fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its reductions "
-                 "(3 bytes per byte, at most 3/gamma)\n",
-                 format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
-    fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
-               describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
-    if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
-      fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
-                 to_GBps(1 / rank_port_beta(t, 0)),
-                 t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
-    fmt::print("\n");
-  } else {
-    fmt::print("{}\n\n", describe_links(c.cost));
-  }
+  print_network(c, engine);
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;
     for (std::string_view a : nccl_candidates(r.collective))
       (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
-    const bool nodes_reduce = r.topology && !r.topology->node_reducers.empty() && !in_network.empty();
-    const bool fabric_reduces = r.topology && r.topology->fabric_reducer && !in_network.empty();
+    const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
+    const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
     const std::string in_switches = nodes_reduce && fabric_reduces
                                         ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
                                     : nodes_reduce   ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
@@ -238,13 +228,6 @@ void print_csv(const std::vector<PredictionRecord>& records) {
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
-// The node a rank runs on, for the GPU lines: the topology's, else whole nodes of the flat
-// model's ranks_per_node, else one rank per node.
-std::uint32_t node_of(const ClusterConfig& c, Rank r) {
-  if (c.topology) return c.topology->node_of(r);
-  return c.cost.ranks_per_node > 0 ? r / c.cost.ranks_per_node : r;
-}
-
 // nccl-tests' layout: one line per size, so the fastest of the algorithms asked (the winner).
 // A prediction has one time: it is printed out of place and in place alike, #wrong N/A (no
 // result was checked). Host names are node0, node1, ... as the ranks are placed.
@@ -259,7 +242,7 @@ void print_nccl_tests(const std::vector<PredictionRecord>& records, const Cluste
   }
   std::map<std::uint32_t, std::uint32_t> gpus_seen;  // per node, for the device index
   for (Rank rank = 0; rank < r.ranks; ++rank) {
-    const std::uint32_t node = node_of(c, rank);
+    const std::uint32_t node = c.topology->node_of(rank);
     log.ranks.push_back({rank, fmt::format("node{}", node), "collsim prediction", gpus_seen[node]++});
   }
   log.comments = {fmt::format("predicted by collsim, not measured: {} on {} ranks of {}, engine {}", to_string(r.collective),

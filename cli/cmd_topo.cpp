@@ -16,6 +16,7 @@
 #include "sim/cost_rule.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/flat_network.hpp"
 #include "topologies/link_catalog.hpp"
 
 namespace collsim::cli {
@@ -113,7 +114,7 @@ void list_presets(const std::string& format) {
   for (const std::string& name : preset_names()) {
     const ClusterConfig c = load_preset(name);
     out.push_back({{"name", name}, {"description", c.description}, {"ranks", c.ranks},
-                   {"network", c.topology ? c.topology->fabric_summary : std::string("flat (links:, no topology)")}});
+                   {"network", c.topology->fabric_summary}});
   }
   std::cout << out.dump(2) << '\n';
 }
@@ -189,7 +190,9 @@ void run(const TopoOptions& o) {
   }
   if (o.file.empty() == o.preset.empty()) throw Error("give a cluster FILE or --preset NAME (collsim topo --list)");
   const ClusterConfig c = o.file.empty() ? load_preset(o.preset) : load_cluster_config(o.file);
-  if (!c.topology) throw Error(fmt::format("{} is a flat network (links:, no topology): nothing to draw", c.name));
+  if (!c.topology->has_graph())
+    throw Error(fmt::format("{} is a flat network of {} ranks, which has no graph above {} ranks: nothing to draw", c.name,
+                            c.ranks, kMaxFlatGraphRanks));
   if (o.format == "dot") {
     std::cout << to_dot(*c.topology, c.name);
     return;

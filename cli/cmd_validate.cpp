@@ -242,7 +242,7 @@ void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
       if (row.size_bytes == rec.bytes) rows.push_back({rec.algorithm, ranks, rec.bytes, rec.time_s, row.measured_s()});
   const std::string name = std::filesystem::path(o.measured).stem().string();
   const std::filesystem::path dir = report_folder(o, name);
-  const std::string engine = cluster.topology ? "flow" : "analytic";
+  const std::string_view engine = to_string(default_engine(cluster.topology));
   const std::string preamble = fmt::format(
       "# Validation: {} against {}\n\n"
       "`collsim validate --measured {} {} --algo {}`\n\n"

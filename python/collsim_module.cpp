@@ -136,32 +136,22 @@ void bind_schedule(py::module_& m) {
 
 // ---- clusters and predictions ---------------------------------------------------------
 
-// --ranks and --placement on a config with a topology, as `collsim predict` applies them.
+// ranks and placement, as `collsim predict --ranks --placement` applies them (ClusterConfig::place).
 ClusterConfig placed(ClusterConfig c, Rank ranks, const std::string& placement, std::uint64_t seed) {
-  if (!c.topology) {
-    if (!placement.empty() && placement != "linear") throw Error(fmt::format("placement needs a topology; {} is flat", c.name));
-    if (ranks > 0) c.ranks = ranks;
-    return c;
-  }
-  if (ranks == 0 && placement.empty()) return c;
-  Placement p = c.topology->placement;
-  if (!placement.empty()) p = {parse_placement_kind(placement), seed, {}};
-  if (ranks > 0) c.ranks = ranks;
-  c.topology->place(p, c.ranks);
+  std::optional<Placement> p;
+  if (!placement.empty()) p = Placement{parse_placement_kind(placement), seed, {}};
+  c.place(ranks, p);
   return c;
 }
 
 ClusterConfig flat_cluster(Rank ranks, double bandwidth, double alpha, double gamma, Rank ranks_per_node,
                            double intra_bandwidth, double intra_alpha) {
-  ClusterConfig c;
-  c.name = "what-if (flat, contention-free)";
-  c.ranks = ranks;
-  c.cost = CostModel::uniform(alpha, 1.0 / bandwidth, gamma);
+  CostModel cost = CostModel::uniform(alpha, 1.0 / bandwidth, gamma);
   if (ranks_per_node > 0) {
-    c.cost.ranks_per_node = ranks_per_node;
-    c.cost.intra_node = {intra_alpha >= 0 ? intra_alpha : alpha, 1.0 / (intra_bandwidth > 0 ? intra_bandwidth : bandwidth)};
+    cost.ranks_per_node = ranks_per_node;
+    cost.intra_node = {intra_alpha >= 0 ? intra_alpha : alpha, 1.0 / (intra_bandwidth > 0 ? intra_bandwidth : bandwidth)};
   }
-  return c;
+  return collsim::flat_cluster("what-if (flat, contention-free)", cost, ranks);
 }
 
 py::list predict_records(const ClusterConfig& c, const py::object& algorithms, const py::object& sizes,
@@ -199,11 +189,10 @@ void bind_cluster(py::module_& m) {
       .def_readonly("name", &ClusterConfig::name)
       .def_readonly("description", &ClusterConfig::description)
       .def_readonly("ranks", &ClusterConfig::ranks)
-      .def_property_readonly("has_topology", [](const ClusterConfig& c) { return bool(c.topology); })
-      .def_property_readonly("summary", [](const ClusterConfig& c) { return c.topology ? c.topology->fabric_summary : c.name; })
-      .def_property_readonly("placement", [](const ClusterConfig& c) {
-        return c.topology ? describe(c.topology->placement) : std::string("linear");
-      })
+      .def_property_readonly("has_topology", [](const ClusterConfig& c) { return !c.topology->flat; },
+                             "False for a flat alpha-beta network (its network is generated from two link classes)")
+      .def_property_readonly("summary", [](const ClusterConfig& c) { return c.topology->fabric_summary; })
+      .def_property_readonly("placement", [](const ClusterConfig& c) { return describe(c.topology->placement); })
       .def("__repr__", [](const ClusterConfig& c) { return fmt::format("<collsim.Cluster {}: {} ranks>", c.name, c.ranks); });
   m.def("preset", [](const std::string& name, Rank ranks, const std::string& p, std::uint64_t seed) {
         return placed(load_preset(name), ranks, p, seed);

@@ -118,6 +118,13 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
+  // A flat network's routes cost exactly its classes (topologies/flat_network.hpp): priced by
+  // them, its ranks need no routes (an implicit one has none), and a pair costs no lookup.
+  if (topology.flat) {
+    CostModel classes = *topology.flat;
+    classes.gamma_s_per_byte = gamma_s_per_byte;
+    return run_analytic(s, classes, options);
+  }
   topology.check_reducers(s);
   // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp): its
   // floor, 3 / memory bandwidth, is the rank's (reduction_s_per_byte at gamma 0), worked out

@@ -41,7 +41,8 @@ struct AnalyticResult {
 // Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.
 AnalyticResult run_analytic(const Schedule& schedule, const CostModel& cost, const AnalyticOptions& options = {});
 
-// A topology: each message costs its route between the ranks' endpoints (flow 0's route).
+// A topology: each message costs its route between the ranks' endpoints (flow 0's route); a
+// flat network (Topology::flat) its class, as above.
 AnalyticResult run_analytic(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options = {});
 

@@ -94,6 +94,11 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
                                 const Protocol& protocol) {
+  if (topology.flat) {  // a flat network is the two-class model itself (topologies/flat_network.hpp)
+    CostModel model = with_protocol(*topology.flat, protocol);
+    model.gamma_s_per_byte = gamma_s_per_byte;
+    return model;
+  }
   constexpr double kNone = std::numeric_limits<double>::infinity();
   LinkCost intra{kNone, kNone}, inter{kNone, kNone};
   for (Rank r = 1; r < topology.ranks(); ++r) {
@@ -119,6 +124,12 @@ bool prices_transfer_context(const Topology& topology) {
 }
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {
+  if (topology.flat) {  // a rank's cables: one of each class (topologies/flat_network.hpp), built or not
+    const CostModel& classes = *topology.flat;
+    const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +
+                            (classes.ranks_per_node > 0 ? 1.0 / classes.intra_node.beta_s_per_byte : 0.0);
+    return 1.0 / (port_Bps * protocol.payload_fraction);
+  }
   const VertexId v = topology.vertex_of(rank);
   double out_Bps = 0, in_Bps = 0;
   for (LinkId l = 0; l < topology.network.link_count(); ++l) {

@@ -148,7 +148,7 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 // closed forms and the lower bound: the cheapest alpha and beta among rank 0's routes
 // (pair_cost, its memory links included) to ranks on its node (intra) and on other nodes
 // (inter); gamma is rank 0's reduction alone (reduction_s_per_byte); ranks_per_node is the
-// node size.
+// node size. A flat network's is its own classes (Topology::flat), exactly.
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
                                 std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
 

@@ -8,15 +8,13 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "topologies/flat_network.hpp"
 
 namespace collsim {
 namespace {
 
-// The analytic engine prices a message by its route where the ranks sit on a network, by its
-// two link classes on a flat one.
 double run_analytic_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult&) {
   const AnalyticOptions options{.one_port = run.one_port, .protocol = costs.protocol};
-  if (!costs.topology) return run_analytic(schedule, costs.flat, options).time_s;
   return run_analytic(schedule, *costs.topology, costs.gamma_s_per_byte, options).time_s;
 }
 
@@ -108,8 +106,11 @@ std::string_view to_string(EngineKind kind) {
 const EngineEntry& find_engine(EngineKind kind) { return find_engine(to_string(kind)); }
 
 std::string engine_misfit(const EngineEntry& e, const RunCosts& costs) {
-  if (e.contention && !costs.topology)
-    return fmt::format("engine '{}' needs a cluster with a topology (a flat network has no links to share)", e.name);
+  // A flat network above kMaxFlatGraphRanks is its classes alone (topologies/flat_network.hpp).
+  if (e.contention && !costs.topology->has_graph())
+    return fmt::format("engine '{}' shares links, and a flat network of {} ranks has none built (above {}): use "
+                       "--engine analytic, or a config with a topology",
+                       e.name, costs.topology->ranks(), kMaxFlatGraphRanks);
   if (e.needs_single_route && costs.topology->routing != RoutingMode::minimal &&
       costs.topology->routing != RoutingMode::shortest_path)
     return fmt::format("engine '{}' needs one route per rank pair (routing minimal or shortest-path), not {}", e.name,

@@ -41,7 +41,6 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
 
 // Which of the cluster's switches reduce (in-network algorithms run there; "all" lists them).
 SwitchesReduce switches_reduce(const PredictionRequest& r) {
-  if (!r.topology) return {};
   return {!r.topology->node_reducers.empty(), r.topology->fabric_reducer.has_value()};
 }
 
@@ -71,10 +70,10 @@ std::string why_not_streamed(const PredictionRequest& r, std::string_view algori
   if (sr.channels > 1)
     return fmt::format("the streamed {} runs one channel, not {} (--channels 1 streams it)", algorithm, sr.channels);
   if (!find_engine(r.engine).run_stream)
-    return fmt::format("the {} engine needs the schedule held; the flow engine {}", to_string(r.engine),
-                       r.topology ? "(--engine flow) streams it" : "streams it, on a cluster with a topology");
+    return fmt::format("the {} engine needs the schedule held; the flow engine (--engine flow) streams it",
+                       to_string(r.engine));
   if (r.on_flow_run) return "--detail and --trace need the schedule held; without them the flow engine streams it";
-  if (r.topology && prices_transfer_context(*r.topology))
+  if (prices_transfer_context(*r.topology))
     return "the cluster prices exchanges or reductions into sent data apart (exchange_factors, "
            "reduction_into_sent_factors), which needs the schedule held";
   try {
@@ -94,8 +93,7 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
   flow.engine = EngineKind::flow;
   flow.on_flow_run = nullptr;
   if (!why_not_streamed(flow, "ring", schedule_request(r, *ring, bytes)).empty()) return "";
-  const std::string engine =
-      r.engine == EngineKind::flow ? "" : r.topology ? " (--engine flow)" : ", on a cluster with a topology";
+  const std::string engine = r.engine == EngineKind::flow ? "" : " (--engine flow)";
   return fmt::format("; ring runs as a stream on the flow engine{}{}", engine,
                      r.on_flow_run ? ", without --detail and --trace" : "");
 }
@@ -174,7 +172,7 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
 // all a rank sends through at a time; without ports it may send over several of its links at
 // once (NVLink and its NIC, with channels), so the bound takes the rank's whole port, rank 0's.
 CostModel lower_bound_model(const RunCosts& costs, const CostModel& flat, Ports ports) {
-  if (!costs.topology || ports == Ports::one) return flat;
+  if (ports == Ports::one) return flat;
   CostModel bound = flat;
   const double port_beta = rank_port_beta(*costs.topology, 0, costs.protocol);
   bound.inter_node.beta_s_per_byte = std::min(bound.inter_node.beta_s_per_byte, port_beta);
@@ -185,7 +183,7 @@ CostModel lower_bound_model(const RunCosts& costs, const CostModel& flat, Ports 
 void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const RunCosts& costs, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
-  const bool switches_reduce = r.topology && r.topology->has_reducers();
+  const bool switches_reduce = r.topology->has_reducers();
   const Ports ports = r.engine != EngineKind::analytic ? Ports::none : r.run.one_port ? Ports::one : Ports::unshared;
   rec.lower_bound_s =
       lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(costs, flat, ports), ports, switches_reduce);
@@ -201,7 +199,7 @@ PredictionRecord record_for(const PredictionRequest& r, const Protocol& protocol
   rec.bytes = bytes;
   rec.engine = r.engine;
   rec.protocol = protocol;
-  rec.placement = r.topology ? describe(r.topology->placement) : "linear";
+  rec.placement = describe(r.topology->placement);
   return rec;
 }
 
@@ -275,11 +273,10 @@ PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs,
   return rec;
 }
 
-// The flat model of the closed forms and the lower bound: on a topology the cost rule's
-// stand-in, otherwise the network's own classes.
+// The flat model of the closed forms and the lower bound: the cost rule's stand-in (a flat
+// network's own classes).
 CostModel flat_model(const RunCosts& costs) {
-  return costs.topology ? equivalent_cost_model(*costs.topology, costs.gamma_s_per_byte, kLargeMessage, costs.protocol)
-                        : with_protocol(costs.flat, costs.protocol);
+  return equivalent_cost_model(*costs.topology, costs.gamma_s_per_byte, kLargeMessage, costs.protocol);
 }
 
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
@@ -376,7 +373,7 @@ std::vector<std::string_view> nccl_candidates(Collective collective) {
 // One channel per NIC, as NCCL's rings and trees take, but never more than NCCL runs
 // (MAXCHANNELS, kMaxChannels): a GB200 NVL72 rack has 72 NICs.
 std::uint32_t suggested_channels(const PredictionRequest& r) {
-  if (!r.topology || r.topology->nics_per_node <= 1 || r.ranks == 0) return 1;
+  if (r.topology->nics_per_node <= 1 || r.ranks == 0) return 1;
   const Topology& t = *r.topology;
   return t.node_of(0) != t.node_of(r.ranks - 1) ? std::min<std::uint32_t>(t.nics_per_node, kMaxChannels) : 1;
 }
@@ -391,8 +388,12 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
   return r.channels > 0 ? r.channels : suggested_channels(r);
 }
 
+EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
+  return topology->flat ? EngineKind::analytic : EngineKind::flow;
+}
+
 RunCosts run_costs(const PredictionRequest& r, const Protocol& protocol) {
-  return {.topology = r.topology.get(), .flat = r.cost, .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = protocol};
+  return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = protocol};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {

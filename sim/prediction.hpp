@@ -79,10 +79,11 @@ struct PredictionRequest {
   std::vector<std::string> algorithms;  // names (and "nccl"), or the single name "all" / "auto"
   std::vector<std::uint64_t> sizes;
   Rank ranks = 1;
-  // The flat model. With a topology, only its gamma and ranks_per_node are read: the closed
-  // forms and the lower bound then take the topology's equivalent_cost_model (sim/cost_rule.hpp).
+  // Only its gamma and ranks_per_node are read: the closed forms and the lower bound take the
+  // topology's equivalent_cost_model (sim/cost_rule.hpp).
   CostModel cost;
-  // When set, engines cost each transfer on its route between the ranks' endpoints.
+  // Where the ranks sit (a built fabric or a flat network's: topologies/flat_network.hpp);
+  // engines cost each transfer on it. Never null.
   std::shared_ptr<const Topology> topology;
   std::uint32_t segments = 0;  // 0: each algorithm's default
   // The wire protocol (sim/protocol.hpp: ll, ll128, simple); none (--protocol auto): each
@@ -102,6 +103,11 @@ struct PredictionRequest {
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;
 };
+
+// The engine a cluster gets when none is named (--engine auto): the flow engine where the
+// cluster has links to share (contention changes the answer, and the flow engine is fast), the
+// analytic engine on a flat network, a contention-free what-if by definition.
+EngineKind default_engine(const std::shared_ptr<const Topology>& topology);
 
 // The priced run of `request` with `protocol` (its cluster, gamma and protocol).
 RunCosts run_costs(const PredictionRequest& request, const Protocol& protocol);

@@ -19,11 +19,9 @@
 namespace collsim {
 
 struct RunCosts {
-  // The network the ranks are placed on, costed route by route (sim/cost_rule.hpp); null on a
-  // flat network (the `links:` form, predict's --alpha/--bandwidth), whose two link classes
-  // are `flat`.
+  // The network the ranks are placed on (a built fabric, or a flat network's generated one:
+  // topologies/flat_network.hpp), costed by sim/cost_rule.hpp.
   const Topology* topology = nullptr;
-  CostModel flat;
   double gamma_s_per_byte = 0;  // the reduction unit's seconds per byte (the cluster's)
   Protocol protocol = simple_protocol();  // the run's wire protocol, on every link alike
 };

@@ -14,6 +14,7 @@
 #include "base/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/config_reader.hpp"
+#include "topologies/flat_network.hpp"
 #include "topologies/link_catalog.hpp"
 
 namespace collsim {
@@ -42,6 +43,16 @@ void reject_duplicate_keys(const ConfigReader& in, const YAML::Node& node) {
 
 // ---- flat form -------------------------------------------------------------------------
 
+// "flat: 64 ranks, 8 per node; inter-node 10 GB/s, alpha 1.2 us; intra-node ...".
+std::string flat_summary(const CostModel& cost, Rank ranks) {
+  const auto link = [](const LinkCost& l) {
+    return fmt::format("{:.4g} GB/s, alpha {}", to_GBps(1.0 / l.beta_s_per_byte), format_seconds(l.alpha_s));
+  };
+  if (cost.ranks_per_node == 0) return fmt::format("flat: {} ranks, links {} (contention-free model)", ranks, link(cost.inter_node));
+  return fmt::format("flat: {} ranks, {} per node; inter-node {}; intra-node {} (contention-free model)", ranks,
+                     cost.ranks_per_node, link(cost.inter_node), link(cost.intra_node));
+}
+
 LinkCost flat_link(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
   in.only_keys(node, where, {"alpha_s", "bandwidth_Bps"});
   return {in.physical(in.require(node, "alpha_s", where), where + ".alpha_s", kTimeRange),
@@ -64,6 +75,7 @@ void read_flat(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c)
   c.cost.inter_node = flat_link(in, in.require(links, "inter_node", "links"), "links.inter_node");
   c.cost.intra_node = links["intra_node"] ? flat_link(in, links["intra_node"], "links.intra_node") : c.cost.inter_node;
   c.cost.gamma_s_per_byte = in.physical(in.require(root, "gamma_s_per_byte", ""), "gamma_s_per_byte", kGammaRange);
+  c.topology = flat_topology(c.cost, c.ranks, flat_summary(c.cost, c.ranks));
 }
 
 // ---- topology form ---------------------------------------------------------------------
@@ -429,5 +441,35 @@ ClusterConfig load_preset(const std::string& name) {
 }
 
 ClusterConfig default_cluster_config() { return load_preset("baidu-40gpu"); }
+
+void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placement) {
+  if (new_ranks == 0) new_ranks = ranks;
+  if (topology->flat) {
+    if (placement && placement->kind != Placement::Kind::linear)
+      throw Error(fmt::format("placement {} needs a cluster with a topology; {} is a flat network (its ranks sit in order)",
+                              to_string(placement->kind), name));
+    const CostModel& built = *topology->flat;
+    const bool same = built.inter_node == cost.inter_node && built.intra_node == cost.intra_node &&
+                      built.ranks_per_node == cost.ranks_per_node;
+    if (same && new_ranks == ranks) return;
+    topology = flat_topology(cost, new_ranks, flat_summary(cost, new_ranks));
+    ranks = new_ranks;
+    return;
+  }
+  if (new_ranks == ranks && !placement) return;
+  Placement p = placement ? *placement : topology->placement;
+  if (p.kind == Placement::Kind::explicit_list && new_ranks < p.endpoints.size()) p.endpoints.resize(new_ranks);
+  topology->place(p, new_ranks);
+  ranks = new_ranks;
+}
+
+ClusterConfig flat_cluster(std::string name, const CostModel& cost, Rank ranks) {
+  ClusterConfig c;
+  c.name = std::move(name);
+  c.cost = cost;
+  c.ranks = ranks;
+  c.topology = flat_topology(cost, ranks, flat_summary(cost, ranks));
+  return c;
+}
 
 }  // namespace collsim

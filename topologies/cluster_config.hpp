@@ -3,14 +3,15 @@
 //   topology form: link classes, a fabric (ring, torus, star, full, fat-tree, xgft,
 //                  al-fares, dragonfly), optional multi-GPU nodes, placement and routing;
 //                  loading builds the Topology;
-//   flat form:     `links: {inter_node, intra_node}` alpha/bandwidth, no graph (the
-//                  seeds' alpha-beta model).
+//   flat form:     `links: {inter_node, intra_node}` alpha/bandwidth (the seeds'
+//                  alpha-beta model); loading generates its Topology (flat_network.hpp).
 // Every error is one line "FILE:LINE:COLUMN: field: what was expected" (Error, exit 2).
 // The files in configs/ are compiled in as presets (`--preset NAME`).
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,17 +24,33 @@ struct ClusterConfig {
   std::string name;
   std::string description;
   Rank ranks = 1;
-  // Flat form: the model itself. Topology form: gamma and the node size only; the links'
-  // alpha and beta are the topology's, costed by sim/cost_rule.hpp (whose
-  // equivalent_cost_model gives the flat stand-in for closed forms and the lower bound).
+  // gamma and the node size; in the flat form also its two link classes (which its topology
+  // was generated from). The topology form's links are its topology's, costed by
+  // sim/cost_rule.hpp (whose equivalent_cost_model gives the flat stand-in for closed forms
+  // and the lower bound).
   CostModel cost;
-  std::shared_ptr<Topology> topology;  // null in the flat form (predict may re-place its ranks)
+  // Where the ranks sit: a built fabric, or the flat form's generated network. Shared by the
+  // config's copies (place() moves their ranks alike).
+  std::shared_ptr<Topology> topology;
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
   // A calibrated config's `calibration:` field (topology form): false when its fit is not
   // to be trusted, with the reasons.
   bool calibration_reliable = true;
   std::vector<std::string> calibration_reasons;
+
+  // Places `ranks` ranks (0: as many as now) by `placement` (none: the cluster's own), as
+  // predict's --ranks and --placement, the Python module and validate --measured ask: on a
+  // built fabric the ranks move onto its endpoints (an explicit list longer than the ranks
+  // gives its first entries, e.g. dgx1-v100's NVLink ring order); a flat network is generated
+  // again from `cost` (its classes and node size, as edited) for the new count, its ranks in
+  // order. Throws
+  // Error (too many ranks, a placement a flat network cannot take, ranks not whole nodes).
+  void place(Rank ranks, const std::optional<Placement>& placement = std::nullopt);
 };
+
+// A flat network of `ranks` ranks with `cost`'s classes, gamma and node size (predict's
+// what-if flags, the Python module). Throws Error when the ranks are not whole nodes.
+ClusterConfig flat_cluster(std::string name, const CostModel& cost, Rank ranks);
 
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin);
 ClusterConfig load_cluster_config(const std::filesystem::path& path);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/cost_model.hpp"
 #include "collectives/schedule.hpp"
 #include "topologies/network.hpp"
 #include "topologies/placement.hpp"
@@ -37,6 +38,9 @@ class Topology {
   Topology& operator=(const Topology&) = delete;
 
   std::string fabric_summary;               // the builder's one-line summary
+  // A flat network (topologies/flat_network.hpp): the two link classes it was generated from
+  // (alpha, beta; ranks_per_node), which price its messages exactly; none for a built fabric.
+  std::optional<CostModel> flat;
   Network network;
   std::unique_ptr<Router> router;
   RoutingMode routing = RoutingMode::minimal;
@@ -69,6 +73,9 @@ class Topology {
   std::unique_ptr<Router> reducer_router;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
+  // Whether its links are a graph the contention engines can share: every built fabric, and a
+  // flat network up to kMaxFlatGraphRanks (above, it is implicit: its classes alone).
+  bool has_graph() const { return network.vertex_count() > 0; }
   // The nodes the placed ranks span (every endpoint its own node without multi-GPU nodes): the
   // fabric's reducer follows their switches' (ids ranks() + spanned_nodes()).
   Rank spanned_nodes() const {

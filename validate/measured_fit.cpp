@@ -16,14 +16,7 @@
 namespace collsim {
 
 ClusterConfig cluster_with_ranks(ClusterConfig c, Rank ranks) {
-  if (c.ranks == ranks) return c;
-  c.ranks = ranks;
-  if (c.topology) {
-    c.topology->place(c.topology->placement, ranks);
-    return c;
-  }
-  if (c.cost.ranks_per_node > 0 && ranks % c.cost.ranks_per_node != 0)
-    throw Error(fmt::format("{} ranks are not a whole number of {}'s nodes of {}", ranks, c.name, c.cost.ranks_per_node));
+  c.place(ranks);
   return c;
 }
 
@@ -45,7 +38,7 @@ std::vector<PredictionRecord> predict_log_sizes(const ClusterConfig& cluster, co
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
-  r.engine = cluster.topology ? EngineKind::flow : EngineKind::analytic;
+  r.engine = default_engine(cluster.topology);
   return predict(r);
 }
 
@@ -266,7 +259,7 @@ std::string fit_comments(const MeasuredFit& fit, const NcclTestsLog& log, const 
 MeasuredFit fit_to_measured(const NcclTestsLog& log, const MeasuredFitRequest& request) {
   ClusterModel model{YAML::Load(request.cluster_yaml), request.cluster_origin, log.rank_count()};
   const ClusterConfig start = model.cluster({});
-  if (!start.topology)
+  if (start.topology->flat)
     throw Error(fmt::format("{} is a flat network (links: inter_node/intra_node): calibrate --measured fits link classes; "
                             "describe the cluster with link_classes and nodes (configs/README.md)",
                             request.cluster_origin));

@@ -116,10 +116,11 @@ if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then
   printf 'name: e\nlink_classes:\n  e: {bandwidth_Bps: 1e9}\ntopology: {kind: xgft, m: [4, 4], w: [1, 2], link: e}\nrouting: ecmp\ngamma_s_per_byte: 0\n' > "$tmp/ecmp.yaml"
   expect "engine 'simgrid' needs one route per rank pair (routing minimal or shortest-path), not ecmp" \
          predict --config "$tmp/ecmp.yaml" --engine simgrid --algo ring --bytes 1M
-  expect "engine 'simgrid' needs a cluster with a topology" predict --engine simgrid --ranks 8 --bandwidth 1e9
+  expect "engine 'simgrid' shares links, and a flat network of 4194304 ranks has none built" \
+         predict --engine simgrid --ranks 4194304 --bandwidth 1e9 --algo naive --bytes 1K
   expect "use --engine flow"            predict --preset fat-tree-2to1 --engine simgrid --detail
 else
-  expect "engine 'simgrid' is not available in this build (available: analytic, flow)" predict --engine simgrid
+  expect "--engine: expected one of auto, analytic, flow, got 'simgrid'" predict --engine simgrid
 fi
 
 # Schedule files: made by collsim, then broken.

@@ -86,14 +86,42 @@ TEST_CASE("placement, routing and ranks are read from the file") {
   REQUIRE(describe(r.topology->placement) == "random (seed 3)");
 }
 
-TEST_CASE("the flat form still loads as a contention-free alpha-beta network") {
-  const ClusterConfig c = parse_cluster_config(
+TEST_CASE("the flat form loads as a generated network whose routes cross one cable of their class each way") {
+  ClusterConfig c = parse_cluster_config(
       "name: x\nranks: 8\nranks_per_node: 4\nlinks:\n  inter_node: {alpha_s: 1e-6, bandwidth_Bps: 1e9}\n"
       "  intra_node: {alpha_s: 1e-7, bandwidth_Bps: 1e10}\ngamma_s_per_byte: 0\n",
       "t.yaml");
-  REQUIRE(c.topology == nullptr);
   REQUIRE(c.cost.ranks_per_node == 4);
   REQUIRE(c.cost.intra_node.beta_s_per_byte == Approx(1e-10));
+  const Topology& t = *c.topology;
+  REQUIRE(t.flat);
+  REQUIRE(t.flat->intra_node == c.cost.intra_node);
+  REQUIRE(t.ranks() == 8);
+  REQUIRE(t.endpoints_per_node == 4);
+  REQUIRE(t.node_of(3) == 0);
+  REQUIRE(t.node_of(4) == 1);
+  // Ranks 1 and 2 share node 0: up and down their node switch's intra_node cables; ranks 1 and
+  // 5 do not: through the top switch on inter_node cables.
+  for (const auto& [dst, alpha, bandwidth] : {std::tuple{2u, 1e-7, 1e10}, std::tuple{5u, 1e-6, 1e9}}) {
+    std::vector<LinkId> route;
+    t.route(1, dst, 0, route);
+    REQUIRE(route.size() == 2);
+    for (LinkId l : route) {
+      const LinkClass& cls = t.network.link_class(t.network.link(l).link_class);
+      REQUIRE(cls.alpha_s == alpha);
+      REQUIRE(cls.bandwidth_Bps == Approx(bandwidth).epsilon(1e-15));
+    }
+    REQUIRE(t.network.link(route[0]).from == t.vertex_of(1));
+    REQUIRE(t.network.link(route[1]).to == t.vertex_of(dst));
+  }
+  // Placed again for 12 ranks it is generated again: three nodes.
+  c.place(12);
+  REQUIRE(c.ranks == 12);
+  REQUIRE(c.topology->ranks() == 12);
+  REQUIRE(c.topology->node_of(11) == 2);
+  REQUIRE_THROWS_WITH(c.place(10), Catch::Contains("10 ranks are not a whole number of nodes of 4"));
+  REQUIRE_THROWS_WITH(c.place(8, Placement{Placement::Kind::random, 1, {}}),
+                      Catch::Contains("needs a cluster with a topology; x is a flat network"));
 }
 
 TEST_CASE("bad cluster files fail with FILE:LINE:COLUMN and the field at fault") {

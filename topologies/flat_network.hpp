@@ -1,0 +1,35 @@
+// topologies/flat_network.hpp — a flat network (the seeds' alpha-beta model: a config's
+// `links:` form, predict's --alpha/--bandwidth what-if, the Python module's flat cluster) as a
+// Topology like any other, so that every engine, report and command takes one kind of cluster.
+//
+//          top switch (inter_node class)            each rank r has one cable to the top switch
+//         /    |     \      \                       and, with nodes of G ranks, one to its
+//       r0    r1  ...  r4   r5 ...                  node's switch (intra_node class)
+//         \    |    /    \   |
+//          node 0 switch  node 1 switch (intra_node class)
+//
+// A message between two ranks of one node crosses its node's switch, any other the top switch:
+// alone it pays its class's alpha and drains at its class's bandwidth, exactly the flat model's
+// price; under the flow engine a rank's cables are its ports, which its messages share.
+// The classes are kept (Topology::flat): the analytic engine prices a flat network by them,
+// as the closed forms do, without routing. Above kMaxFlatGraphRanks no graph is built (it
+// would cost more than the schedules that fit there): the topology is implicit, its ranks sit
+// in order, and only the analytic engine can price it. Touches nothing but what it builds.
+#pragma once
+
+#include <memory>
+
+#include "collectives/cost_model.hpp"
+#include "topologies/topology.hpp"
+
+namespace collsim {
+
+// The largest flat network whose graph is built: the builders' endpoint limit.
+inline constexpr Rank kMaxFlatGraphRanks = Rank(1) << 21;
+
+// `classes`: alpha and beta of the two link classes (intra_node only where ranks_per_node > 0)
+// and the node size; its gamma is the cluster's, not the network's. `summary` is the network's
+// one-line description. Throws Error when ranks are not whole nodes or beta is not positive.
+std::shared_ptr<Topology> flat_topology(const CostModel& classes, Rank ranks, std::string summary);
+
+}  // namespace collsim

@@ -41,15 +41,16 @@ struct TempDir {
   fs::path path;
 };
 
-fs::path worker_binary(const BackendEntry& backend) {
-  const fs::path path = fs::read_symlink("/proc/self/exe").parent_path() / backend.worker;
+fs::path worker_binary(const BackendEntry& backend, const LaunchOptions& launch) {
+  const fs::path dir = launch.worker_dir.empty() ? fs::read_symlink("/proc/self/exe").parent_path() : fs::path(launch.worker_dir);
+  const fs::path path = dir / backend.worker;
   if (fs::exists(path)) return path;
   throw Error(fmt::format("backend '{}' is not built: {}", backend.name, backend.missing_because));
 }
 
 std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& job, const fs::path& out) {
   const BackendEntry& backend = find_backend(r.backend);
-  const std::vector<std::string> program{worker_binary(backend).string(), job.string(), out.string()};
+  const std::vector<std::string> program{worker_binary(backend, r.launch).string(), job.string(), out.string()};
   if (backend.one_process) return program;
   return mpirun_command(r.ranks, program, r.launch);
 }

@@ -31,6 +31,9 @@ struct LaunchOptions {
   // rank runs on this node and messages use shared memory only (btl self,vader).
   std::string hostfile;
   std::vector<std::string> mpirun_args;  // passed to mpirun before the worker, in order
+  // The folder of the worker binaries; empty: the running program's (collsim's, beside which
+  // the build puts them). The Python module, run by python, gives its build's bin/.
+  std::string worker_dir;
 };
 
 struct LaunchRequest {

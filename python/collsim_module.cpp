@@ -3,6 +3,7 @@
 // here: every function calls the same code as the command line, and data that the command
 // line prints as JSON (explain, predict records) reaches Python through that same JSON, so
 // notebooks and `collsim ... --format json` agree to the last digit.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "sim/prediction.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
+#include "validate/validation_run.hpp"
 
 namespace py = pybind11;
 using namespace collsim;
@@ -217,6 +219,40 @@ void bind_cluster(py::module_& m) {
         "trace: write a Chrome trace of flow-engine runs to this file");
 }
 
+// ---- validation ----------------------------------------------------------------------------
+
+// The workers beside the build's collsim: this module sits in build/python, they in build/bin.
+std::string default_worker_dir() {
+  const std::string module = py::module_::import("collsim").attr("__file__").cast<std::string>();
+  return (std::filesystem::path(module).parent_path().parent_path() / "bin").string();
+}
+
+// As `collsim validate --backend B`: calibrate, predict, execute, write the report folder.
+py::dict validate_here(const std::string& backend, const std::vector<Rank>& ranks, const std::string& algorithms,
+                       const std::string& sizes, std::uint32_t iterations, std::uint32_t warmup, const std::string& out,
+                       const std::string& worker_dir) {
+  ValidationPlan plan{.backend = backend, .ranks = ranks, .algorithms = algorithms, .sizes = sizes,
+                      .iterations = iterations, .warmup = warmup, .out = out};
+  plan.launch.worker_dir = worker_dir.empty() ? default_worker_dir() : worker_dir;
+  const ValidationOutcome outcome = run_validation(plan);
+  py::list rows;
+  for (const ValidationRow& r : outcome.rows)
+    rows.append(py::dict(py::arg("algorithm") = r.algorithm, py::arg("ranks") = r.ranks, py::arg("bytes") = r.bytes,
+                         py::arg("predicted_s") = r.predicted_s, py::arg("measured_s") = r.measured_median_s,
+                         py::arg("error_pct") = r.error_pct()));
+  return py::dict(py::arg("folder") = outcome.folder.string(), py::arg("rows") = rows,
+                  py::arg("median_abs_error_pct") = outcome.summary.median_abs_error_pct,
+                  py::arg("p90_abs_error_pct") = outcome.summary.p90_abs_error_pct);
+}
+
+void bind_validation(py::module_& m) {
+  m.def("validate", &validate_here, py::arg("backend"), py::arg("ranks") = std::vector<Rank>{2, 4},
+        py::arg("algorithms") = "all", py::arg("sizes") = "4K,64K,1M,16M", py::arg("iterations") = 10,
+        py::arg("warmup") = 2, py::arg("out") = "", py::arg("worker_dir") = "",
+        "As `collsim validate --backend B`: calibrate this machine, predict (flow engine), execute the same "
+        "schedules, write the report folder; returns its rows and summary. worker_dir: the build's bin/ by default");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(collsim, m) {
@@ -238,4 +274,5 @@ PYBIND11_MODULE(collsim, m) {
   m.def("format_seconds", &format_seconds);
   bind_schedule(m);
   bind_cluster(m);
+  bind_validation(m);
 }

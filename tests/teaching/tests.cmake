@@ -23,6 +23,14 @@ if(NOT COLLSIM_PYTHON_MODULE)
 endif()
 add_test(NAME "teaching: python module builds, checks, explains and predicts as the command line"
          COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_module.py)
+if(TARGET collsim-mpi-worker)
+  add_test(NAME "teaching: python module validates on MPI ranks through the same pipeline as the command line"
+           COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_module_validate.py)
+  set_tests_properties("teaching: python module validates on MPI ranks through the same pipeline as the command line"
+                       PROPERTIES RUN_SERIAL ON)
+else()
+  collsim_skipped_test("teaching: python module validate" "collsim-mpi-worker not built (MPI not found)")
+endif()
 
 execute_process(COMMAND ${COLLSIM_PYTHON} -c "import nbconvert, ipykernel, matplotlib, pandas"
                 RESULT_VARIABLE no_jupyter OUTPUT_QUIET ERROR_QUIET)

@@ -1,11 +1,10 @@
 // base/huge_page_allocator.hpp — the host buffers an MPI worker times (a rank's buffer and
 // staging chunks, the calibration's sweep buffers) on transparent huge pages.
 //
-// Why: on this project's CPU node (a VM, Open MPI 4.1.4's single-copy shared memory) a
-// buffer on 4 KiB pages made large messages 2-2.5x slower and their time a draw: the same
-// 16 MiB allreduce took 2.8-4.7 ms from one allocation to the next, 1.6-2.0 ms on huge pages
-// (validate/README.md). The receiver's kernel copy pins the sender's pages one by one and
-// walks their tables; on huge pages it pins 512x fewer. The calibration and the executed
+// Why: with a single-copy shared-memory transport (Open MPI's), the receiver's kernel copy
+// pins the sender's pages one by one and walks their tables; on 4 KiB pages large messages
+// are slower and their time depends on where each allocation's pages happen to lie, while on
+// huge pages it pins 512x fewer (the measurements: validate/README.md, "Huge pages"). The calibration and the executed
 // schedules allocate the same way, so the model is fitted to what the schedules then meet.
 //
 // Allocations larger than 4 KiB are rounded up to whole 2 MiB pages, aligned to them and

@@ -84,8 +84,8 @@ std::string parse_error_line(const CLI::ParseError& e, const CLI::App& app, int 
 }
 
 // predict and check are the subcommands that hold schedules of millions of transfers, where
-// huge pages pay (cli/huge_pages.hpp); a restart costs a process start (about 50 ms here, most
-// of it the dynamic loader), which every other subcommand is spared.
+// huge pages pay (cli/huge_pages.hpp); a restart costs a process start (mostly the dynamic
+// loader), which every other subcommand is spared.
 bool holds_large_schedules(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (argv[i][0] != '-') return std::string(argv[i]) == "predict" || std::string(argv[i]) == "check";

@@ -126,7 +126,7 @@ ReductionFlow reduction_flow(const Topology& topology, double gamma_s_per_byte, 
 // at the transfer's size, slices x bytes (Topology::reduction_factors; 1 without them). As a
 // slice streams in the regime of its whole transfer, so does its reduction: a 1 MiB slice of
 // a 16 MiB tree is reduced from memory, not from the caches a lone 1 MiB reduction stays in
-// (this project's node: 1.09 ms per 16 MiB against 30 us per lone MiB; validate/README.md).
+// (validate/README.md has a node's figures).
 // `into_sent`: a reduction into data its rank has just sent (collectives/transfer_context.hpp),
 // which takes reduction_into_sent_factors where the cluster has them.
 double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t slices,

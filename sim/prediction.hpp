@@ -67,10 +67,10 @@ enum class Streaming {
   never,       // held wherever it fits (the analytic column, --detail and --trace at any size)
 };
 
-// Above this many transfers a schedule that can run as a stream does, by default: held, the
-// 16,384-rank hierarchical ring's 67.3 M transfers peaked at 7,205,568 KiB (7.4e9 bytes, about
-// 110 a transfer: the schedule, the builder's records, the flow and analytic engines' state;
-// docs/performance.md, "16,384 H100s from the CLI"), so a held run stays near 1 GB.
+// Above this many transfers a schedule that can run as a stream does, by default, so a held
+// run stays near 1 GB: a held transfer costs about 110 bytes (the schedule, the builder's
+// records, the flow and analytic engines' state; measured on the 16,384-rank hierarchical
+// ring: docs/performance.md, "16,384 H100s from the CLI").
 inline constexpr double kStreamAboveTransfers = 1e7;
 inline constexpr double kHeldBytesPerTransfer = 110;
 

@@ -91,13 +91,13 @@ class Topology {
   std::uint32_t node_of(Rank r) const;
   // A reduction's pace by its size (`reduction_factors`): a reduction of b bytes takes gamma x
   // the factor of the row with the largest from_bytes <= b per byte. A CPU reduces data in its
-  // caches faster than data it streams from memory (this project's node: 2.1e-11 s/B at
-  // 64 KiB, 6.5e-11 s/B at 64 MiB; validate/README.md). Empty: gamma at every size.
+  // caches faster than data it streams from memory (calibrate measures the rows;
+  // validate/README.md shows a node's). Empty: gamma at every size.
   std::vector<ReductionFactor> reduction_factors;
   // The same for a reduction into data its rank has just sent (`reduction_into_sent_factors`;
   // collectives/transfer_context.hpp): on a CPU the peer that read those lines holds them, and
-  // each write first takes them back (this project's node: 8x a reduction alone at 64 KiB,
-  // 1.3x at 16 MiB). Empty: such reductions take reduction_factors like the others.
+  // each write first takes them back, most where the data fits the caches (validate/README.md).
+  // Empty: such reductions take reduction_factors like the others.
   std::vector<ReductionFactor> reduction_into_sent_factors;
   double reduction_factor_at(std::uint64_t bytes, bool into_sent = false) const;
   bool prices_reductions_into_sent() const { return !reduction_into_sent_factors.empty(); }

@@ -222,7 +222,8 @@ void check_cpu(const CalibrationSamples& s, std::vector<std::string>& reasons) {
 
 // The launches must have met one machine: at the probe sizes validate uses (machine_drift.hpp),
 // a launch whose ping-pong sits beyond kDriftTolerance from the median of all ran at another
-// speed (this project's VM has two, 2-3x apart), and the medians then mix the two.
+// speed (a virtual machine may switch between speeds several times apart), and the medians
+// then mix the two.
 void check_launch_speeds(const CalibrationSamples& s, std::vector<std::string>& reasons) {
   for (std::uint64_t bytes : probe_sizes(s.ping_pong))
     for (const SizeTime& p : s.ping_pong) {

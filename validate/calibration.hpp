@@ -28,10 +28,9 @@ namespace collsim {
 
 // Repeats per point when the command line names none. Each repeat is a launch of its own
 // (fresh processes and buffers), because what moves between back-to-back calibrations is
-// mostly what a launch decides (which cores the ranks share, where their pages lie): on this
-// project's 2-core machine, sweeps within one launch agreed within 6% while launches differed
-// by up to 35% in bandwidth. Five is the fewest whose quartiles leave out one stray repeat
-// each side; each launch costs about 2 s here (buffers, 64 MiB messages).
+// mostly what a launch decides (which cores the ranks share, where their pages lie): sweeps
+// within one launch agree far better than launches do (validate/README.md). Five is the
+// fewest whose quartiles leave out one stray repeat each side.
 constexpr std::uint32_t kDefaultRepeats = 5;
 
 // One sample set from the runs of the same plan: each point's time is the median of its
@@ -127,7 +126,7 @@ ExchangeFactorFit fit_exchange_factors(const std::vector<SizeTime>& exchange, co
 // Reduction factors (validate/reduction_factor_fit.cpp): a reduction sweep as the cluster's
 // reduction_factors (topologies/topology.hpp; configs/README.md), each measured size's seconds
 // per byte over gamma, a row from that size on. A CPU reduces data in its caches faster than
-// data from DRAM (this project's node: 2.1e-11 s/B at 64 KiB, 6.5e-11 s/B at 64 MiB), which one
+// data from DRAM (validate/README.md has a node's sweep), which one
 // gamma, fitted where the large reductions dominate, prices at the DRAM rate. The sweep doubles
 // its sizes, so every power of two a collective reduces is a measured point; between two points
 // a reduction takes the smaller one's pace. The sweep of reductions into sent data becomes
@@ -176,22 +175,22 @@ struct Calibration {
   bool reliable() const { return unreliable_because.empty(); }
 };
 
-// The bounds beyond which a calibration is unreliable; values from runs on this project's
-// 2-core machine (quiet: ranks given the cores first; busy: other sessions compiling).
+// The bounds beyond which a calibration is unreliable, set between what quiet runs (ranks
+// given the cores first) and busy ones (other processes on the cores) gave (validate/README.md).
 // Most a ping-pong time may fall from one measured size to the next larger one. A larger
 // message is never faster on a quiet machine (the size factors follow the regimes, but a
 // drop is no regime: it is noise, a scheduler slice in the smaller point); medians of quiet
-// runs here never fell by more than a few percent.
+// runs fall by a few percent at most.
 constexpr double kMaxTimeDrop = 0.25;
 // Largest over smallest quartile of alpha, bandwidth or gamma over the repeats fitted alone:
 // a parameter that moves 20% between launches moves predictions as much, the top of the
-// 10-21% error that peers report (docs/design.md section 7). With the cores given to the ranks,
-// alpha and bandwidth stay within x1.15 here; gamma reached x1.35 while other sessions'
-// compiles shared the memory bus, which is what this bound is for.
+// 10-21% error that peers report (docs/design.md section 7). With the cores given to the ranks
+// the parameters stay inside it; other processes sharing the memory bus push gamma past it,
+// which is what this bound is for.
 constexpr double kMaxRepeatFactor = 1.2;
 // Least share of the time every measuring rank must have had a CPU. A rank off its core for
 // one scheduler slice (milliseconds) turns a microsecond message into milliseconds; quiet
-// runs here measure 89-98%, busy ones 30-50%.
+// runs measure well above this bound, busy ones far below (validate/README.md).
 constexpr double kMinOnCpuFraction = 0.8;
 
 Calibration fit_calibration(const CalibrationSamples& samples);

@@ -17,9 +17,8 @@
 namespace collsim {
 
 // How far a probe may move from the calibration and the machine still count as the one
-// calibrated. On this project's 2-core virtual machine one speed repeats its ping-pong within
-// 10% (the calibration's spread between launches), while its two speeds differ 2-3x (2 KiB
-// one-way 0.4 us against 1.3 us, launches seconds apart: validate/README.md).
+// calibrated: wider than one speed's spread between launches, narrower than the jumps of a
+// virtual machine that switches speeds (validate/README.md has both).
 inline constexpr double kDriftTolerance = 0.25;
 
 inline constexpr double kNoProbe = std::numeric_limits<double>::quiet_NaN();

@@ -131,10 +131,9 @@ double timed_point(FootprintBuffers& buffers, std::uint64_t bytes, double second
 
 // Ranks 0 and 1 send `bytes` to each other at once, `reps` times; returns the slower rank's
 // mean time of an exchange. Each exchange's send buffer is written first, outside the clock:
-// a collective sends data it has just written (the fill, a reduction), and on this project's
-// machine (Open MPI 4.1.4, shared memory) that is what exchanges cost. Exchanges of a written
-// buffer took x1.5 the one-way time at 2 KiB, x1.16 at 64 KiB, x1.0-1.07 from 8 MiB; of a
-// buffer left unwritten (as measure_concurrent sends) they ran at x0.8 from 64 KiB to 1 MiB.
+// a collective sends data it has just written (the fill, a reduction), and with a shared-memory
+// transport an exchange of a written buffer costs more than one of a buffer left unwritten (as
+// measure_concurrent sends), most for small messages (validate/README.md, "Exchanges").
 double exchange_pair_once(FootprintBuffers& buffers, std::uint64_t bytes, int reps) {
   const int me = world_rank(), count = int(bytes);
   double busy = 0;
@@ -153,8 +152,8 @@ double exchange_pair_once(FootprintBuffers& buffers, std::uint64_t bytes, int re
 
 // The exchange sweep's time per point, as a share of the ping-pong's: it adds to every
 // calibration and every validation, five launches each. A third still runs about a thousand
-// small exchanges per round (about 3 us each with the barrier), and large ones stay one per
-// round; the whole sweep then adds about 0.5 s a launch here.
+// small exchanges per round, and large ones stay one per round, so each point stays measured
+// while the sweep adds a fraction of the ping-pong's time to a launch.
 constexpr double kExchangeBudgetShare = 0.3;
 
 // At the ping-pong's sizes, so that each exchange row lines up with a size factor.
@@ -233,8 +232,9 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
 
 // Ranks 0 and 1 exchange `bytes`, then each reduces what it received into the buffer it has
 // just sent, as recursive doubling does; returns the slower rank's mean time of the reduction
-// alone. The partner's cache then holds the lines the reduction writes: on this project's node
-// it took 8x a reduction alone at 64 KiB, 5.7x at 1 MiB, 1.3x at 16 MiB.
+// alone. The partner's cache then holds the lines the reduction writes, which each write first
+// takes back: such a reduction is slower than one alone, most where the data fits the caches
+// (validate/README.md).
 double reduction_into_sent_once(FootprintBuffers& buffers, std::uint64_t bytes, int reps) {
   const int me = world_rank(), count = int(bytes);
   double busy = 0;

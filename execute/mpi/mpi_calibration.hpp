@@ -17,15 +17,13 @@ namespace collsim {
 
 // A collective's data footprint: the point-to-point sweeps take each message's buffers in turn
 // from this many per rank, each as large as the message (a two-rank ring holds its buffer of
-// two chunks and a staging chunk: three messages' worth). On this project's node (Open MPI
-// 4.1.4, shared memory, 2 ranks) one buffer bounced back and forth kept 8 and 16 MiB messages
-// in the last-level cache and ran 1.35-1.4x faster than three in turn, while a 16 MiB ring's
-// 8 MiB exchanges took 1.5-1.8 ms, not 1.0 (validate/README.md). A sweep sends through every
-// byte of them once before its clock runs: the first message through a page here took 2-6x
-// the later ones (8 MiB: 2.5-5.6 ms, then 0.9-1.4), which a collective's buffers, warmed by its
-// warm-up iterations, never pay (a sweep on unwarmed 64 MiB buffers timed 8 MiB at 6 ms).
-// Those figures are from 4 KiB pages; the buffers now lie on huge pages, as the executed
-// schedules' do (base/huge_page_allocator.hpp).
+// two chunks and a staging chunk: three messages' worth). One buffer bounced back and forth
+// stays in the last-level cache, which a collective's buffers do not, so a sweep on one buffer
+// times large messages faster than the collective meets them. A sweep also sends through every
+// byte of its buffers once before its clock runs: the first message through a page is several
+// times slower than later ones, which a collective's buffers, warmed by its warm-up
+// iterations, never pay. The buffers lie on huge pages, as the executed schedules' do
+// (base/huge_page_allocator.hpp). validate/README.md has the measurements behind each choice.
 constexpr std::size_t kFootprintBuffers = 3;
 
 class FootprintBuffers {

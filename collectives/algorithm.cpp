@@ -11,6 +11,7 @@
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/algorithms/generators.hpp"
 #include "collectives/closed_forms.hpp"
+#include "collectives/transfer_stream.hpp"
 
 namespace collsim {
 
@@ -106,7 +107,8 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .segment_rule = ring_segments,
        .sliced_steps = true,
        .takes_channels = true,
-       .closed_form = closed_forms::ring},
+       .closed_form = closed_forms::ring,
+       .stream = stream_ring},
       {.name = "naive",
        .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
        .collectives = {allreduce, reduce, broadcast},
@@ -163,7 +165,8 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
        .segment_rule = ring_segments,
        .needs_ranks_per_node = true,
        .sliced_steps = true,
-       .closed_form = closed_forms::hierarchical_ring},
+       .closed_form = closed_forms::hierarchical_ring,
+       .stream = stream_hierarchical_ring},
       {.name = "nvls",
        .summary = "NVLink SHARP inside one node: each part reduced in the NVSwitch, its owner writes the sum back, the switch "
                   "multicasts it (NCCL's NVLS)",

@@ -3,6 +3,7 @@
 // generator is a pure function (request) -> Schedule living in algorithms/<name>.cpp.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,10 @@ using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, 
                                              std::uint32_t segments);
 // The trees a tree algorithm's schedule follows, for explain and the pictures.
 using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
+// The schedule told transfer by transfer without being held (transfer_stream.hpp), for
+// schedules too large to hold; throws Error where the stream cannot tell this request.
+class TransferStream;
+using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest& request);
 
 // What an algorithm needs of the network's switches: nothing; a switch that reduces
 // (in-network reduction) in each node it runs on: reducer n of its schedules is node n's
@@ -86,6 +91,7 @@ struct AlgorithmEntry {
   bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp), allreduce
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
+  StreamFactory stream = nullptr;     // none: runs held only
   InNetwork in_network = InNetwork::none;
   bool within_one_node = false;       // all its ranks on one node (nvls): with nodes, P <= ranks_per_node
 

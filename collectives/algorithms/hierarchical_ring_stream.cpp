@@ -28,8 +28,8 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "collectives/algorithms/generators.hpp"
-#include "collectives/algorithms/ring_phases.hpp"
+#include "collectives/algorithms/entries.hpp"
+#include "collectives/algorithms/ring.hpp"
 #include "collectives/transfer_stream.hpp"
 
 namespace collsim {

@@ -1,5 +1,5 @@
 // collectives/algorithms/ring_stream.cpp — ring collectives as a step rule (the rule of
-// ring_phases.hpp) with their dependencies written out instead of inferred. Ids run slot by
+// ring.hpp) with their dependencies written out instead of inferred. Ids run slot by
 // slot: reduce-scatter step s, slice k, position i is transfer (s S + k) P + i; the allgather
 // follows. Each slice depends on the same slice of the step before:
 //   reduce-scatter step s >= 1, slice k, position i: after step s-1's slice k into i (the
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "collectives/algorithms/ring_phases.hpp"
+#include "collectives/algorithms/ring.hpp"
 #include "collectives/transfer_stream.hpp"
 
 namespace collsim {

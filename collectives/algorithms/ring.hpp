@@ -1,5 +1,6 @@
-// collectives/algorithms/ring_phases.hpp — the two phases of a ring, for any set of rings
-// running side by side (one flat ring, or one ring per node / per rail in hierarchical-ring).
+// collectives/algorithms/ring.hpp — what of the ring other files build on (hierarchical-ring
+// runs rings side by side: one per node, one per rail): its phases, its chunks, its default
+// slicing and its closed form's slot model. The rest of the ring is in ring.cpp.
 //
 //     position:  0 -> 1 -> 2 -> ... -> n-1 -> 0
 //
@@ -17,9 +18,12 @@
 // the slots of that pipeline, step s slice k in slot s S + k (for S = 1, the ring's steps).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "collectives/algorithm.hpp"
+#include "collectives/closed_forms.hpp"
 #include "collectives/schedule_builder.hpp"
 
 namespace collsim::algorithms {
@@ -60,6 +64,38 @@ RingChunks ring_chunks_by_slice(ChunkTable& table, ByteRange range, std::size_t 
 inline ByteRange ring_slice(ByteRange range, std::uint64_t n, std::uint64_t segments, std::uint64_t chunk,
                             std::uint64_t k) {
   return part_of(part_of(range, n, chunk), segments, k);
+}
+
+// The ring's segment rule (its entry's, and hierarchical-ring's): each step's N/P bytes in
+// slices of about 1 MiB (ring.cpp says why).
+std::uint32_t ring_segments(const ScheduleRequest& r);
+
+// A ring's phases on a uniform model, each step's N/P bytes sent as S slices of m = N/(P S):
+// a slice holds a rank's ports for `hop` = a + m b, then the receiver's reduction unit for
+// `reduce` = m g; each phase has n-1 steps, so `slots` = (P-1) S slices pass each port.
+// The time is the longest path through the schedule (docs/algorithms.md derives it):
+//   S = 1: each step waits for the reduction before it (Thakur et al.).
+//   S >= 2: either the ports never idle (every slot a hop), or the path rides the reduction
+//   unit from the first slice to the last and jumps on to the allgather: whichever is longer.
+struct RingSlots {
+  double slots, segments, hop, reduce;
+
+  double reduce_scatter() const {
+    if (segments == 1) return slots * (hop + reduce);
+    return slots * std::max(hop, reduce) + std::min(hop, reduce);
+  }
+  double allgather() const { return slots * hop; }
+  double allreduce() const {
+    if (segments == 1) return slots * (2 * hop + reduce);
+    // Reduction-bound: the first hop, every reduction, one hop into the allgather (its first
+    // step rides the last reduce-scatter step), then its other (P-2) S slots.
+    return std::max(2 * slots * hop, 2 * hop + slots * reduce + (slots - segments) * hop);
+  }
+};
+
+inline RingSlots ring_slots(const closed_forms::Terms& t, std::uint32_t segments) {
+  const double s = std::max<std::uint32_t>(segments, 1), slice = t.n / (t.p * s);
+  return {(t.p - 1) * s, s, t.a + slice * t.b, slice * t.g};
 }
 
 }  // namespace collsim::algorithms

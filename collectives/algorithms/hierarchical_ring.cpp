@@ -52,13 +52,14 @@ Schedule hierarchical_ring(const ScheduleRequest& request) {
   const std::size_t rail_phase = std::size_t(g) * m * (m - 1) * segments;
   builder.reserve(2 * (node_phase + rail_phase), 4 * (node_phase + rail_phase));
   std::uint32_t step = 0, next = 0;
-  next = ring_reduce_scatter(builder, nodes, 0, step);
+  next = add_ring_phase(builder, nodes, RingPhase::reduce_scatter, 0, step);
   builder.add_phase("intra-node reduce-scatter", step, next - step);
   step = next;
-  next = ring_allgather(builder, rails, 0, ring_reduce_scatter(builder, rails, 0, step));
+  next = add_ring_phase(builder, rails, RingPhase::reduce_scatter, 0, step);
+  next = add_ring_phase(builder, rails, RingPhase::allgather, 0, next);
   builder.add_phase("inter-node allreduce", step, next - step);
   step = next;
-  next = ring_allgather(builder, nodes, 0, step);
+  next = add_ring_phase(builder, nodes, RingPhase::allgather, 0, step);
   builder.add_phase("intra-node allgather", step, next - step);
   return std::move(builder).build();
 }
@@ -260,17 +261,18 @@ class HierarchicalRingStream final : public TransferStream {
     return {phase, slot / s_, slot % s_, rel / n % rings(phase), rel % n};
   }
 
+  // The place's send by the ring's step rule (ring.hpp), on its node's or rail's ring.
   StreamedTransfer describe(const Place& p) const {
     const bool reduce = p.phase == Phase::node_reduce_scatter || p.phase == Phase::rail_reduce_scatter;
-    const std::uint64_t n = ring_size(p.phase);
-    const std::uint64_t chunk = reduce ? algorithms::reduce_scatter_chunk(p.position, p.step, n, 0)
-                                       : algorithms::allgather_chunk(p.position, p.step, n, 0);
+    const algorithms::RingSend send =
+        algorithms::ring_send(reduce ? algorithms::RingPhase::reduce_scatter : algorithms::RingPhase::allgather,
+                              p.position, p.step, ring_size(p.phase), 0);
     StreamedTransfer x;
     x.src = rank(p.phase, p.ring, p.position);
-    x.dst = rank(p.phase, p.ring, (p.position + 1) % n);
-    x.bytes = is_node(p.phase) ? algorithms::ring_slice(info_.data(), g_, s_, chunk, p.slice).bytes
-                               : rail_piece(p.ring, p.slice, chunk).bytes;
-    x.op = reduce ? Op::reduce : Op::copy;
+    x.dst = rank(p.phase, p.ring, send.to);
+    x.bytes = is_node(p.phase) ? algorithms::ring_slice(info_.data(), g_, s_, send.chunk, p.slice).bytes
+                               : rail_piece(p.ring, p.slice, send.chunk).bytes;
+    x.op = send.op;
     x.step = std::uint32_t(slot_before(p.phase) + p.step * s_ + p.slice);
     return x;
   }

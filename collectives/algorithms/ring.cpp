@@ -22,23 +22,6 @@ std::uint32_t slices_of(const std::vector<RingSpec>& rings) {
   return rings.empty() || rings[0].chunks.empty() ? 1 : std::uint32_t(rings[0].chunks[0].size());
 }
 
-// One phase of n-1 steps: in step s, position i sends the chunk `chunk_of(i, s, n)`, slice
-// by slice, to position i+1. Slot by slot, so that each rank issues step s's slices in order.
-template <class ChunkOf>
-std::uint32_t ring_phase(ScheduleBuilder& builder, const std::vector<RingSpec>& rings, Op op,
-                         std::uint32_t first_step, ChunkOf chunk_of) {
-  const std::uint32_t steps = ring_steps(rings), segments = slices_of(rings);
-  for (std::uint32_t s = 0; s < steps; ++s)
-    for (std::uint32_t k = 0; k < segments; ++k)
-      for (const RingSpec& ring : rings) {
-        const std::size_t n = ring.ranks.size();
-        for (std::size_t i = 0; i < n; ++i)
-          builder.send(ring.ranks[i], ring.ranks[(i + 1) % n], ring.chunks[chunk_of(i, s, n)][k], op,
-                       first_step + s * segments + k);
-      }
-  return first_step + steps * segments;
-}
-
 Schedule ring(const ScheduleRequest& request) {
   const Rank p = request.ranks;
   ChunkTable table;
@@ -58,12 +41,12 @@ Schedule ring(const ScheduleRequest& request) {
   const std::vector<RingSpec> rings{flat};
   std::uint32_t step = 0;
   if (reduce_scatter) {
-    const std::uint32_t next = ring_reduce_scatter(builder, rings, shift, step);
+    const std::uint32_t next = add_ring_phase(builder, rings, RingPhase::reduce_scatter, shift, step);
     builder.add_phase("reduce-scatter", step, next - step);
     step = next;
   }
   if (allgather) {
-    const std::uint32_t next = ring_allgather(builder, rings, shift, step);
+    const std::uint32_t next = add_ring_phase(builder, rings, RingPhase::allgather, shift, step);
     builder.add_phase("allgather", step, next - step);
   }
   return std::move(builder).build();
@@ -90,16 +73,21 @@ RingChunks ring_chunks_by_slice(ChunkTable& table, ByteRange range, std::size_t 
   return chunks;
 }
 
-std::uint32_t ring_reduce_scatter(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
-                                  std::uint32_t shift, std::uint32_t first_step) {
-  return ring_phase(builder, rings, Op::reduce, first_step,
-                    [shift](std::size_t i, std::uint32_t s, std::size_t n) { return reduce_scatter_chunk(i, s, n, shift); });
-}
-
-std::uint32_t ring_allgather(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
+// Slot by slot, so that each rank issues step s's slices in order.
+std::uint32_t add_ring_phase(ScheduleBuilder& builder, const std::vector<RingSpec>& rings, RingPhase phase,
                              std::uint32_t shift, std::uint32_t first_step) {
-  return ring_phase(builder, rings, Op::copy, first_step,
-                    [shift](std::size_t i, std::uint32_t s, std::size_t n) { return allgather_chunk(i, s, n, shift); });
+  const std::uint32_t steps = ring_steps(rings), segments = slices_of(rings);
+  for (std::uint32_t s = 0; s < steps; ++s)
+    for (std::uint32_t k = 0; k < segments; ++k)
+      for (const RingSpec& ring : rings) {
+        const std::size_t n = ring.ranks.size();
+        for (std::size_t i = 0; i < n; ++i) {
+          const RingSend send = ring_send(phase, i, s, n, shift);
+          builder.send(ring.ranks[i], ring.ranks[send.to], ring.chunks[send.chunk][k], send.op,
+                       first_step + s * segments + k);
+        }
+      }
+  return first_step + steps * segments;
 }
 
 // Rings slice each step's message, N/P bytes (hierarchical-ring's rail steps carry N/P too,
@@ -166,11 +154,11 @@ class RingStream final : public TransferStream {
     StreamedTransfer x;
     if (id < rs_size) {  // reduce-scatter step s, slice k, position i
       const std::uint64_t s = id / slot_size, k = id / n % segments_, i = id % n;
-      fill(x, i, algorithms::reduce_scatter_chunk(i, s, n, shift_), k, Op::reduce, std::uint32_t(id / n));
+      fill(x, i, algorithms::ring_send(algorithms::RingPhase::reduce_scatter, i, s, n, shift_), k, std::uint32_t(id / n));
       if (s > 0) deps.push_back(TransferId(id - slot_size - i + (i + n - 1) % n));
     } else {  // allgather step a, slice k, position i
       const std::uint64_t rel = id - rs_size, a = rel / slot_size, k = rel / n % segments_, i = rel % n;
-      fill(x, i, algorithms::allgather_chunk(i, a, n, shift_), k, Op::copy, std::uint32_t(id / n));
+      fill(x, i, algorithms::ring_send(algorithms::RingPhase::allgather, i, a, n, shift_), k, std::uint32_t(id / n));
       if (reduce_scatter_) deps.push_back(TransferId(rel - i + (i + 1) % n));
       const TransferId raw = TransferId(id - slot_size - i + (i + n - 1) % n);
       if ((a > 0 || reduce_scatter_) && (deps.empty() || deps[0] != raw)) deps.push_back(raw);  // one on 2 ranks
@@ -208,11 +196,13 @@ class RingStream final : public TransferStream {
  private:
   std::uint64_t phase_size() const { return std::uint64_t(p_) * (p_ - 1) * segments_; }
 
-  void fill(StreamedTransfer& x, std::uint64_t i, std::uint64_t chunk, std::uint64_t k, Op op, std::uint32_t step) const {
+  // Position i's send in its step (the step rule), slice k of it.
+  void fill(StreamedTransfer& x, std::uint64_t i, const algorithms::RingSend& send, std::uint64_t k,
+            std::uint32_t step) const {
     x.src = Rank(i);
-    x.dst = Rank((i + 1) % p_);
-    x.bytes = algorithms::ring_slice({0, info_.bytes}, p_, segments_, chunk, k).bytes;
-    x.op = op;
+    x.dst = Rank(send.to);
+    x.bytes = algorithms::ring_slice({0, info_.bytes}, p_, segments_, send.chunk, k).bytes;
+    x.op = send.op;
     x.step = step;
   }
 

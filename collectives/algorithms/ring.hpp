@@ -28,13 +28,23 @@
 
 namespace collsim::algorithms {
 
-// The chunk position i of an n-rank ring sends in reduce-scatter step s, and in allgather
-// step s (the rule above; the generated ring and the streamed ring both use these).
-inline std::uint64_t reduce_scatter_chunk(std::uint64_t i, std::uint64_t s, std::uint64_t n, std::uint64_t shift) {
-  return (i + n - s + shift) % n;
-}
-inline std::uint64_t allgather_chunk(std::uint64_t i, std::uint64_t s, std::uint64_t n, std::uint64_t shift) {
-  return (i + 1 + n - s + shift) % n;
+// The two phases of a ring.
+enum class RingPhase : std::uint8_t { reduce_scatter, allgather };
+
+// What one position sends in one step: to which position, which of the ring's chunks, and
+// whether the receiver reduces it into its own (reduce-scatter) or copies it (allgather).
+struct RingSend {
+  std::uint64_t to;
+  std::uint64_t chunk;
+  Op op;
+};
+
+// The ring's step rule (above), the one place it is written: what position i of an n-position
+// ring sends in step s of `phase`. The held ring (ring.cpp's generator, and hierarchical-ring's
+// node and rail rings) and the streamed ones (stream_ring, stream_hierarchical_ring) all ask it.
+inline RingSend ring_send(RingPhase phase, std::uint64_t i, std::uint64_t s, std::uint64_t n, std::uint64_t shift) {
+  if (phase == RingPhase::reduce_scatter) return {(i + 1) % n, (i + n - s + shift) % n, Op::reduce};
+  return {(i + 1) % n, (i + 1 + n - s + shift) % n, Op::copy};
 }
 
 // The chunks of a ring, each as its slices: slices[i][k] is slice k of chunk i.
@@ -45,11 +55,9 @@ struct RingSpec {
   RingChunks chunks;        // chunk i of the ring's byte range, in S slices
 };
 
-// Emits the n-1 steps of all rings together (all rings have the same n and S), slot by slot
-// from `first_step`; returns the slot after the last.
-std::uint32_t ring_reduce_scatter(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
-                                  std::uint32_t shift, std::uint32_t first_step);
-std::uint32_t ring_allgather(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
+// Emits the n-1 steps of one phase of all rings together (all rings have the same n and S),
+// slot by slot from `first_step`; returns the slot after the last.
+std::uint32_t add_ring_phase(ScheduleBuilder& builder, const std::vector<RingSpec>& rings, RingPhase phase,
                              std::uint32_t shift, std::uint32_t first_step);
 
 // Interns `range` as n near-equal chunks, each cut into `segments` near-equal slices.

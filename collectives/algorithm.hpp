@@ -80,8 +80,8 @@ struct SwitchesReduce {
 // One algorithm and what the rest of collsim needs to know of it. Adding an algorithm:
 //   1. its file algorithms/<name>.cpp, defining the generator and whatever else of the entry
 //      applies (size bound, segment rule, closed form, teaching trees, stream), and
-//      `AlgorithmEntry <name>_entry()` returning them (ring.cpp and naive.cpp show the two
-//      ends: every field, and the fewest);
+//      `AlgorithmEntry <name>_entry()` returning them (naive.cpp is the shortest example,
+//      ring.cpp the fullest);
 //   2. its declaration in algorithms/entries.hpp, its line in algorithm.cpp's table (where it
 //      is listed: the table's order is the CLI's), its source in collectives/CMakeLists.txt.
 struct AlgorithmEntry {

@@ -33,7 +33,7 @@ ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm
 // checks each against its generator). A rank's buffer is cut into at most `bytes` elements:
 // empty chunks are never cut or sent.
 inline double cut(const ScheduleRequest& r, double parts) { return std::max(1.0, std::min(parts, double(r.bytes))); }
-// A schedule whose transfers each visit one element.
+// A size in which each transfer's chunk is one element: as many element visits as transfers.
 inline ScheduleSize one_pass(double transfers, double elements) { return {transfers, elements, transfers}; }
 
 }  // namespace collsim::algorithms

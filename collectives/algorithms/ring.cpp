@@ -117,7 +117,8 @@ std::optional<double> ring(Collective c, Rank ranks, double n, const CostModel& 
 
 // The ring told as a stream (transfer_stream.hpp): the step rule of ring.hpp with the
 // dependencies written out instead of inferred. Ids run slot by slot: reduce-scatter step s,
-// slice k, position i is transfer (s S + k) P + i; the allgather follows. Each slice depends on the same slice of the step before:
+// slice k, position i is transfer (s S + k) P + i; the allgather follows. Each slice depends
+// on the same slice of the step before:
 //   reduce-scatter step s >= 1, slice k, position i: after step s-1's slice k into i (the
 //     slice it forwards was reduced there);
 //   allgather step a, slice k, position i: after the previous step's slice k into i (the

@@ -9,72 +9,11 @@
 
 #include "base/error.hpp"
 #include "collectives/algorithms/channels.hpp"
-#include "collectives/algorithms/generators.hpp"
-#include "collectives/closed_forms.hpp"
+#include "collectives/algorithms/entries.hpp"
 
 namespace collsim {
 
-using enum Collective;
-
 namespace {
-
-// Sizes, checked against the generators by tests/collectives/test_algorithms.cpp. A rank's
-// buffer has at most `bytes` elements: empty chunks are never cut or sent.
-double lg(Rank p) { return ceil_log2(p); }
-double cut(const ScheduleRequest& r, double parts) { return std::max(1.0, std::min(parts, double(r.bytes))); }
-ScheduleSize one_pass(double transfers, double elements) { return {transfers, elements, transfers}; }
-
-// Rings cut each of their P chunks into S slices, and send each slice once per step.
-ScheduleSize ring_size(const ScheduleRequest& r) {
-  return one_pass(2.0 * r.ranks * (r.ranks - 1.0) * r.segments, cut(r, double(r.ranks) * r.segments));
-}
-ScheduleSize star_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks, 1); }  // naive, binomial
-// Trees and recursive doubling also cut a staging area (scratch) beside the data.
-ScheduleSize tree_size(const ScheduleRequest& r) { return one_pass(3.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
-ScheduleSize chain_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
-ScheduleSize two_tree_size(const ScheduleRequest& r) {
-  return one_pass(6.0 * r.ranks * r.segments, 3 * cut(r, 2.0 * r.segments));
-}
-ScheduleSize doubling_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * (lg(r.ranks) + 2), 2); }
-// Halving step k moves P/2^(k+1) blocks per rank: about P blocks per rank in each half.
-ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
-  const double transfers = 2.0 * r.ranks * (lg(r.ranks) + 2), elements = cut(r, r.ranks);
-  return {transfers, elements, transfers + 2.0 * r.ranks * elements};
-}
-// P parts cut into S segments: P S elements. Per segment each of the P parts is reduced by
-// P GPUs, handed back, written back and copied to the P - 1 others: P (2P + 1) S transfers.
-ScheduleSize nvls_size(const ScheduleRequest& r) {
-  const double p = r.ranks;
-  return one_pass(p * (2 * p + 1) * r.segments, cut(r, p * r.segments));
-}
-
-// Per node and segment: G parts reduced by G GPUs and handed to their owner, then written
-// back and copied to the G - 1 others; the tree across nodes sends each part's segment up to
-// 3 times per rank. The tree's staging slots are cut like the data.
-ScheduleSize nvls_tree_size(const ScheduleRequest& r) {
-  const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(r.ranks * r.segments * (2 * g + 5), 3 * cut(r, g * r.segments));
-}
-
-// Per rank and segment: G + 1 transfers of the node's reduce-scatter, one up to the SHARP
-// switch and one back, G of the multicast (its write and G - 1 copies).
-ScheduleSize collnet_size(const ScheduleRequest& r) {
-  const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(r.ranks * r.segments * (2 * g + 3), cut(r, g * r.segments));
-}
-
-ScheduleSize hierarchical_size(const ScheduleRequest& r) {
-  const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(2.0 * r.ranks * (g + r.ranks / g) * r.segments, cut(r, double(r.ranks) * r.segments));
-}
-
-// Rings slice each step's message, N/P bytes (hierarchical-ring's rail steps carry N/P too,
-// its node steps N/G, cut as many times), into slices of about 1 MiB: the size of a tree's
-// segments, a tree edge carrying the whole buffer. Cutting the whole buffer instead would
-// send a 64 MiB ring on 64 ranks as 16 KiB slices, paying an alpha per 16 KiB; by the step
-// message, a ring stays unsliced while its steps are 1 MiB or less (a 4K allreduce, any
-// ring of 16,384 ranks below 16 GiB), where a step's reduction is short anyway.
-std::uint32_t ring_segments(const ScheduleRequest& r) { return default_segments(r.bytes / std::max<Rank>(r.ranks, 1)); }
 
 std::uint32_t channels_of(const ScheduleRequest& r) { return std::max<std::uint32_t>(r.channels, 1); }
 
@@ -95,103 +34,22 @@ std::string size_problem(const ScheduleSize& size, Rank ranks) {
 
 }  // namespace
 
+// One line per algorithm, each entry defined in its file (algorithms/<name>.cpp). The order is
+// that of `collsim algorithms`, "all" and every listing of names.
 const std::vector<AlgorithmEntry>& algorithm_table() {
   static const std::vector<AlgorithmEntry> table{
-      {.name = "ring",
-       .summary = "reduce-scatter then allgather around a ring, 2(P-1) steps, each sent in slices (seeds 000, 002)",
-       .collectives = {allreduce, reduce_scatter, allgather},
-       .generate = algorithms::ring,
-       .size_bound = ring_size,
-       .pipelined = true,
-       .segment_rule = ring_segments,
-       .sliced_steps = true,
-       .takes_channels = true,
-       .closed_form = closed_forms::ring},
-      {.name = "naive",
-       .summary = "single reducer: every rank sends to the root, which sends the result back (seed 000)",
-       .collectives = {allreduce, reduce, broadcast},
-       .generate = algorithms::naive,
-       .size_bound = star_size,
-       .closed_form = closed_forms::naive},
-      {.name = "binomial",
-       .summary = "binomial-tree reduce then binomial-tree broadcast, 2 ceil(lg P) steps (MPICH)",
-       .collectives = {allreduce, reduce, broadcast},
-       .generate = algorithms::binomial,
-       .size_bound = star_size,
-       .closed_form = closed_forms::binomial},
-      {.name = "tree",
-       .summary = "binary tree (NCCL's) reduce then broadcast, pipelined in segments",
-       .collectives = {allreduce, reduce, broadcast},
-       .generate = algorithms::tree,
-       .size_bound = tree_size,
-       .pipelined = true,
-       .takes_channels = true,
-       .trees = algorithms::tree_trees},
-      {.name = "two-tree",
-       .summary = "double binary tree: two complementary trees carry half the data each (NCCL)",
-       .collectives = {allreduce},
-       .generate = algorithms::two_tree,
-       .size_bound = two_tree_size,
-       .pipelined = true,
-       .takes_channels = true,
-       .trees = algorithms::two_tree_trees},
-      {.name = "chain",
-       .summary = "broadcast or reduce along a chain from the root, pipelined in segments (NCCL's ring for both)",
-       .collectives = {reduce, broadcast},
-       .generate = algorithms::chain,
-       .size_bound = chain_size,
-       .pipelined = true,
-       .trees = algorithms::chain_trees},
-      {.name = "recursive-doubling",
-       .summary = "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
-       .collectives = {allreduce},
-       .generate = algorithms::recursive_doubling,
-       .size_bound = doubling_size,
-       .closed_form = closed_forms::recursive_doubling},
-      {.name = "rabenseifner",
-       .summary = "recursive-halving reduce-scatter then recursive-doubling allgather",
-       .collectives = {allreduce},
-       .generate = algorithms::rabenseifner,
-       .size_bound = rabenseifner_size,
-       .closed_form = closed_forms::rabenseifner},
-      {.name = "hierarchical-ring",
-       .summary = "ring inside each node, ring across nodes, ring inside again, each step sent in slices",
-       .collectives = {allreduce},
-       .generate = algorithms::hierarchical_ring,
-       .size_bound = hierarchical_size,
-       .pipelined = true,
-       .segment_rule = ring_segments,
-       .needs_ranks_per_node = true,
-       .sliced_steps = true,
-       .closed_form = closed_forms::hierarchical_ring},
-      {.name = "nvls",
-       .summary = "NVLink SHARP inside one node: each part reduced in the NVSwitch, its owner writes the sum back, the switch "
-                  "multicasts it (NCCL's NVLS)",
-       .collectives = {allreduce},
-       .generate = algorithms::nvls,
-       .size_bound = nvls_size,
-       .pipelined = true,
-       .closed_form = closed_forms::nvls,
-       .in_network = InNetwork::node_switch,
-       .within_one_node = true},
-      {.name = "nvls-tree",
-       .summary = "NVLS reduce-scatter in each node, binary tree across nodes per rail, NVLS multicast back (NCCL)",
-       .collectives = {allreduce},
-       .generate = algorithms::nvls_tree,
-       .size_bound = nvls_tree_size,
-       .pipelined = true,
-       .needs_ranks_per_node = true,
-       .in_network = InNetwork::node_switch},
-      {.name = "collnet",
-       .summary = "NVLS reduce-scatter in each node, InfiniBand SHARP across nodes per rail, NVLS multicast back "
-                  "(NCCL's CollNet direct)",
-       .collectives = {allreduce},
-       .generate = algorithms::collnet,
-       .size_bound = collnet_size,
-       .pipelined = true,
-       .needs_ranks_per_node = true,
-       .closed_form = closed_forms::collnet,
-       .in_network = InNetwork::fabric},
+      algorithms::ring_entry(),
+      algorithms::naive_entry(),
+      algorithms::binomial_entry(),
+      algorithms::tree_entry(),
+      algorithms::two_tree_entry(),
+      algorithms::chain_entry(),
+      algorithms::recursive_doubling_entry(),
+      algorithms::rabenseifner_entry(),
+      algorithms::hierarchical_ring_entry(),
+      algorithms::nvls_entry(),
+      algorithms::nvls_tree_entry(),
+      algorithms::collnet_entry(),
   };
   return table;
 }

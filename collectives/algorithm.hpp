@@ -1,8 +1,10 @@
-// collectives/algorithm.hpp — the registry of collective algorithms: one {name, factory}
-// table that the command line, the engines, the tests and the docs all enumerate. Each
-// generator is a pure function (request) -> Schedule living in algorithms/<name>.cpp.
+// collectives/algorithm.hpp — the registry of collective algorithms: one table of entries
+// that the command line, the engines, the tests and the docs all enumerate. Everything about
+// one algorithm (its generator, a pure function request -> Schedule, and the rest of its
+// entry below) lives in algorithms/<name>.cpp.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,13 +50,17 @@ inline constexpr std::uint32_t kMaxChannels = 64;
 namespace algorithms {
 struct BinaryTree;
 }
-// The time of `collective` on P ranks of n bytes under the analytic model (closed_forms.hpp),
-// nullopt where the model is not the one the form assumes.
+// The time of `collective` on P ranks of n bytes under the analytic model (its helpers and
+// the lower bound in closed_forms.hpp), nullopt where the model is not the one the form assumes.
 // `segments` is the schedule's segment count (1 for algorithms that are not pipelined).
 using ClosedForm = std::optional<double> (*)(Collective collective, Rank ranks, double n, const CostModel& cost,
                                              std::uint32_t segments);
 // The trees a tree algorithm's schedule follows, for explain and the pictures.
 using TeachingTrees = std::vector<algorithms::BinaryTree> (*)(const ScheduleInfo& info);
+// The schedule told transfer by transfer without being held (transfer_stream.hpp), for
+// schedules too large to hold; throws Error where the stream cannot tell this request.
+class TransferStream;
+using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest& request);
 
 // What an algorithm needs of the network's switches: nothing; a switch that reduces
 // (in-network reduction) in each node it runs on: reducer n of its schedules is node n's
@@ -71,8 +77,13 @@ struct SwitchesReduce {
   bool any() const { return node || fabric; }
 };
 
-// One algorithm and what the rest of collsim needs to know of it. Adding an algorithm: its
-// file in algorithms/ and one entry in algorithm.cpp.
+// One algorithm and what the rest of collsim needs to know of it. Adding an algorithm:
+//   1. its file algorithms/<name>.cpp, defining the generator and whatever else of the entry
+//      applies (size bound, segment rule, closed form, teaching trees, stream), and
+//      `AlgorithmEntry <name>_entry()` returning them (naive.cpp is the shortest example,
+//      ring.cpp the fullest);
+//   2. its declaration in algorithms/entries.hpp, its line in algorithm.cpp's table (where it
+//      is listed: the table's order is the CLI's), its source in collectives/CMakeLists.txt.
 struct AlgorithmEntry {
   std::string_view name;
   std::string_view summary;
@@ -86,6 +97,7 @@ struct AlgorithmEntry {
   bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp), allreduce
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
+  StreamFactory stream = nullptr;     // none: runs held only
   InNetwork in_network = InNetwork::none;
   bool within_one_node = false;       // all its ranks on one node (nvls): with nodes, P <= ranks_per_node
 

@@ -1,23 +1,9 @@
-// collectives/closed_forms.hpp — closed-form times of the algorithms under the analytic
-// engine's model (one-port, contention-free; docs/semantics.md), and the lower bound no
-// algorithm can beat. Thakur, Rabenseifner & Gropp (2005), as in MPICH's comments, with N
-// bytes on P ranks:
-//   ring               2(P-1) a + 2(P-1)/P N b + (P-1)/P N g
-//   recursive doubling lg P (a + N b + N g)
-//   rabenseifner       2 lg P a + 2(P-1)/P N b + (P-1)/P N g
-//   binomial           2 lg P a + 2 lg P N b + lg P N g          (reduce + broadcast)
-//   naive              2(P-1)(a + N b) + (P-1) N g              (seed 000's single reducer)
-//   nvls               max(2P, P + 3)(a + N/P b), one segment    (the switch reduces: no g; a GPU's
-//                      port sends P parts up and its write-back, and receives its part's sum and
-//                      P - 1 others' multicasts; a, b of a GPU's route to the switch and back,
-//                      taken as the node's GPU-to-GPU link: exact when the switch adds no latency
-//                      and reduces at least at the GPU link's rate. With S > 1 segments the two
-//                      phases interleave on the ports step by step: no closed form, as tree)
-//   collnet            G = 1 (M nodes of one rank): (S + 1)(a + N/S b), a and b of the route
-//                      between nodes standing for a GPU's route to the SHARP switch and back;
-//                      one node (M = 1), S = 1: max(2G, G + 3)(a + N/G b) on the node's link
-//                      (G parts up, one down, one up, G - 1 down; with G = 2 the last part's
-//                      write waits for its own copy); exact as nvls's; none otherwise
+// collectives/closed_forms.hpp — what the algorithms' closed forms share, and the lower bound
+// no algorithm can beat. Each algorithm's form is in its own file (algorithms/<name>.cpp,
+// reached through its table entry's `closed_form`); docs/algorithms.md tables them all. The
+// times are those of the analytic engine's model (one-port, contention-free;
+// docs/semantics.md), after Thakur, Rabenseifner & Gropp (2005), as in MPICH's comments, with
+// N bytes on P ranks, a the start-up, b the time per byte sent, g the time per byte reduced:
 //   lower bound        ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g (Patarasuk & Yuan 2009;
 //                      a max of its port and reducer parts when reduction overlaps transfers)
 // For P not a power of two, recursive doubling and Rabenseifner fold (fold.hpp): one extra
@@ -35,24 +21,28 @@
 
 namespace collsim {
 
-// The closed form of each algorithm that has one (its table entry points here): the time of
-// `collective` on P ranks of n bytes, nullopt where the model is not the one it assumes.
+// What several algorithms' forms are written in (their files hold the forms themselves).
 namespace closed_forms {
+
+struct Terms {  // the three constants of a uniform model, and N, P as doubles
+  double a, b, g, n, p;
+};
+
+// The terms of a uniform model; the flat forms hold only there.
+std::optional<Terms> uniform(const CostModel& cost, Rank ranks, double n);
+
+// The extra cost of folding P down to a power of two and back (fold.hpp): recursive doubling
+// and Rabenseifner.
+double fold(const Terms& t, Rank ranks);
+
+// Reduce then broadcast, or one of them, for the rooted algorithms (naive, binomial).
+double rooted(Collective c, double reduce, double broadcast);
+
+// The ring's form (algorithms/ring.cpp, derived there), declared here as well: it is the
+// reference time of a uniform ring, which tests and hierarchical-ring's degenerate cases take.
 std::optional<double> ring(Collective collective, Rank ranks, double n, const CostModel& cost,
                            std::uint32_t segments);
-std::optional<double> naive(Collective collective, Rank ranks, double n, const CostModel& cost,
-                            std::uint32_t segments);
-std::optional<double> binomial(Collective collective, Rank ranks, double n, const CostModel& cost,
-                               std::uint32_t segments);
-std::optional<double> recursive_doubling(Collective collective, Rank ranks, double n, const CostModel& cost,
-                                         std::uint32_t segments);
-std::optional<double> rabenseifner(Collective collective, Rank ranks, double n, const CostModel& cost,
-                                   std::uint32_t segments);
-std::optional<double> hierarchical_ring(Collective collective, Rank ranks, double n, const CostModel& cost,
-                                        std::uint32_t segments);
-std::optional<double> nvls(Collective collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments);
-std::optional<double> collnet(Collective collective, Rank ranks, double n, const CostModel& cost,
-                              std::uint32_t segments);
+
 }  // namespace closed_forms
 
 // nullopt when the algorithm has no closed form for this collective / model (its table entry).

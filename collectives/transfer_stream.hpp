@@ -70,12 +70,14 @@ class TransferStream {
   }
 };
 
-// Ring allreduce, reduce-scatter or allgather (algorithm "ring"), streamed. Throws Error for
+// Ring allreduce, reduce-scatter or allgather (algorithm "ring"), streamed (algorithms/ring.cpp,
+// the entry's `stream`). Throws Error for
 // other collectives and when a chunk would be empty (bytes < ranks; empty transfers are not
 // emitted, which a step rule cannot number).
 std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& request);
 
-// Hierarchical-ring allreduce (algorithm "hierarchical-ring"), streamed. Throws Error where
+// Hierarchical-ring allreduce (algorithm "hierarchical-ring"), streamed
+// (algorithms/hierarchical_ring.cpp, the entry's `stream`). Throws Error where
 // the generator refuses (no ranks per node, ranks not whole nodes, another collective, more
 // than one channel), when a slice would be empty (bytes < ranks x segments) and when it has
 // more transfers than ids.

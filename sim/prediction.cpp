@@ -2,7 +2,6 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -44,27 +43,14 @@ SwitchesReduce switches_reduce(const PredictionRequest& r) {
   return {!r.topology->node_reducers.empty(), r.topology->fabric_reducer.has_value()};
 }
 
-// The algorithms whose schedule can be told as a stream, and how (collectives/transfer_stream.hpp).
-using StreamFactory = std::unique_ptr<TransferStream> (*)(const ScheduleRequest&);
-struct StreamEntry {
-  std::string_view algorithm;
-  StreamFactory make;
-};
-constexpr std::array<StreamEntry, 2> kStreams{{{"ring", stream_ring}, {"hierarchical-ring", stream_hierarchical_ring}}};
-
-StreamFactory stream_factory(std::string_view algorithm) {
-  for (const StreamEntry& e : kStreams)
-    if (e.algorithm == algorithm) return e.make;
-  return nullptr;
-}
-
 // Why `algorithm` cannot run streamed here ("" when it can): no stream for it, an engine
 // that needs the schedule held, the outputs that need it held, or the stream's own limits.
 std::string why_not_streamed(const PredictionRequest& r, std::string_view algorithm, const ScheduleRequest& sr) {
-  const StreamFactory factory = stream_factory(algorithm);
+  const StreamFactory factory = find_algorithm(algorithm).stream;
   if (!factory) {
     std::vector<std::string_view> names;
-    for (const StreamEntry& e : kStreams) names.push_back(e.algorithm);
+    for (const AlgorithmEntry& e : algorithm_table())
+      if (e.stream) names.push_back(e.name);
     return fmt::format("only {} run as a stream, not {}", fmt::join(names, " and "), algorithm);
   }
   if (sr.channels > 1)
@@ -239,7 +225,7 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const RunCosts& co
                                   const std::string& algorithm, std::uint64_t bytes) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
   const ScheduleRequest sr = schedule_request(r, a, bytes);
-  const std::unique_ptr<TransferStream> stream = stream_factory(algorithm)(sr);
+  const std::unique_ptr<TransferStream> stream = a.stream(sr);
   PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
   rec.streamed = true;
   rec.segments = stream->info().segments;
@@ -356,7 +342,7 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
     // "only ring and hierarchical-ring run as a stream" says nothing to a user who asked for
     // two-tree: say what would.
     throw Error(fmt::format("{}{}", e.what(),
-                            stream_factory(algorithm) ? "; " + why_not : what_streams_instead(r, algorithm, bytes)));
+                            a.stream ? "; " + why_not : what_streams_instead(r, algorithm, bytes)));
   }
 }
 

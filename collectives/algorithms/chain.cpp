@@ -6,7 +6,7 @@
 // P + k - 2 steps of N/k bytes. It is the pipelined tree of binary_tree.hpp on a tree in which
 // every rank has one child, so the two share their planning (and their proof).
 #include "collectives/algorithms/binary_tree.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/entries.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -22,8 +22,6 @@ BinaryTree chain_from(Rank ranks, Rank root) {
   }
   return rotate(chain, root);
 }
-
-}  // namespace
 
 Schedule chain(const ScheduleRequest& request) {
   const BinaryTree c = chain_from(request.ranks, request.root);
@@ -43,6 +41,21 @@ Schedule chain(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+// A chain also cuts a staging area (scratch) beside the data.
+ScheduleSize chain_size(const ScheduleRequest& r) { return one_pass(2.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
+
 std::vector<BinaryTree> chain_trees(const ScheduleInfo& info) { return {chain_from(info.ranks, info.root)}; }
+
+}  // namespace
+
+AlgorithmEntry chain_entry() {
+  return {.name = "chain",
+          .summary = "broadcast or reduce along a chain from the root, pipelined in segments (NCCL's ring for both)",
+          .collectives = {Collective::reduce, Collective::broadcast},
+          .generate = chain,
+          .size_bound = chain_size,
+          .pipelined = true,
+          .trees = chain_trees};
+}
 
 }  // namespace collsim::algorithms

@@ -27,7 +27,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/entries.hpp"
 #include "collectives/algorithms/nvls_phases.hpp"
 
 namespace collsim::algorithms {
@@ -42,8 +42,6 @@ void plan_rail_sharp(Rank m, Rank g, Rank j, Rank sharp, std::uint32_t start, co
     for (Rank n = 0; n < m; ++n) plan.push_back({start + k + 1, sharp, segments[k], n * g + j, segments[k], Op::copy});
   }
 }
-
-}  // namespace
 
 Schedule collnet(const ScheduleRequest& request) {
   const Rank p = request.ranks, g = std::max<Rank>(request.ranks_per_node, 1);
@@ -70,6 +68,49 @@ Schedule collnet(const ScheduleRequest& request) {
   if (inter) builder.add_phase("inter-node SHARP reduce and multicast", rail_start, segments + 1);
   if (intra) builder.add_phase("intra-node multicast (switch)", multicast_start, segments + 1);
   return std::move(builder).build();
+}
+
+// Per rank and segment: G + 1 transfers of the node's reduce-scatter, one up to the SHARP
+// switch and one back, G of the multicast (its write and G - 1 copies).
+ScheduleSize collnet_size(const ScheduleRequest& r) {
+  const double g = std::max<Rank>(r.ranks_per_node, 1);
+  return one_pass(r.ranks * r.segments * (2 * g + 3), cut(r, g * r.segments));
+}
+
+// G = 1 (M nodes of one rank): nvls's pipeline with the SHARP switch for the NVSwitch, on the
+// route between nodes: (S + 1)(a + N/S b), a and b of that route standing for a GPU's route to
+// the SHARP switch and back. One node (M = 1), one segment: each GPU sends its G parts up
+// back to back, gets its own part's sum, writes it back, and receives the G - 1 other parts:
+// max(2G, G + 3)(a + N/G b) on the node's link; with G = 2 the second part's write waits for
+// its copy, one hop later than the first's (tested against the analytic engine); exact as
+// nvls's. Otherwise the phases overlap in ways no short form captures: none.
+std::optional<double> collnet_time(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  const Rank g = std::max<Rank>(cost.ranks_per_node, 1);
+  if (ranks % g != 0) return std::nullopt;
+  const double s = std::max<std::uint32_t>(segments, 1);
+  if (g == 1) {
+    const LinkCost& link = cost.inter_node;
+    return (s + 1) * (link.alpha_s + n / s * link.beta_s_per_byte);
+  }
+  if (ranks != g || segments > 1) return std::nullopt;
+  const LinkCost& link = cost.intra_node;
+  const double hop = link.alpha_s + n / g * link.beta_s_per_byte;
+  return std::max(2.0 * g, g + 3.0) * hop;
+}
+
+}  // namespace
+
+AlgorithmEntry collnet_entry() {
+  return {.name = "collnet",
+          .summary = "NVLS reduce-scatter in each node, InfiniBand SHARP across nodes per rail, NVLS multicast back "
+                     "(NCCL's CollNet direct)",
+          .collectives = {Collective::allreduce},
+          .generate = collnet,
+          .size_bound = collnet_size,
+          .pipelined = true,
+          .needs_ranks_per_node = true,
+          .closed_form = collnet_time,
+          .in_network = InNetwork::fabric};
 }
 
 }  // namespace collsim::algorithms

@@ -22,7 +22,7 @@
 
 #include "base/error.hpp"
 #include "collectives/algorithms/binary_tree.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/entries.hpp"
 #include "collectives/algorithms/nvls_phases.hpp"
 
 namespace collsim::algorithms {
@@ -44,8 +44,6 @@ void plan_rail_tree(const BinaryTree& tree, Rank g, Rank j, ByteRange part, std:
     plan.push_back(t);
   }
 }
-
-}  // namespace
 
 Schedule nvls_tree(const ScheduleRequest& request) {
   const Rank p = request.ranks, g = request.ranks_per_node;
@@ -75,6 +73,27 @@ Schedule nvls_tree(const ScheduleRequest& request) {
   if (m > 1) builder.add_phase("inter-node tree", kTreeStart, 2 * h + segments - 1);
   if (g > 1) builder.add_phase("intra-node multicast (switch)", multicast_start, segments + 1);
   return std::move(builder).build();
+}
+
+// Per node and segment: G parts reduced by G GPUs and handed to their owner, then written
+// back and copied to the G - 1 others; the tree across nodes sends each part's segment up to
+// 3 times per rank. The tree's staging slots are cut like the data.
+ScheduleSize nvls_tree_size(const ScheduleRequest& r) {
+  const double g = std::max<Rank>(r.ranks_per_node, 1);
+  return one_pass(r.ranks * r.segments * (2 * g + 5), 3 * cut(r, g * r.segments));
+}
+
+}  // namespace
+
+AlgorithmEntry nvls_tree_entry() {
+  return {.name = "nvls-tree",
+          .summary = "NVLS reduce-scatter in each node, binary tree across nodes per rail, NVLS multicast back (NCCL)",
+          .collectives = {Collective::allreduce},
+          .generate = nvls_tree,
+          .size_bound = nvls_tree_size,
+          .pipelined = true,
+          .needs_ranks_per_node = true,
+          .in_network = InNetwork::node_switch};
 }
 
 }  // namespace collsim::algorithms

@@ -8,8 +8,9 @@
 //   halving  step 0: 0<->2 1<->3 (blocks 0-1 | 2-3)   step 1: 0<->1 2<->3 (block i to id i)
 //   doubling step 0: 0<->1 2<->3                       step 1: 0<->2 1<->3
 // Bytes sent per rank: 2 (P'-1)/P' N, in 2 lg P' steps.
+#include "collectives/algorithms/entries.hpp"
 #include "collectives/algorithms/fold.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/closed_forms.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -20,8 +21,6 @@ std::pair<Rank, Rank> kept_blocks(Rank pof2, std::uint32_t k, Rank id) {
   const Rank first = id & ~(width - 1);
   return {first, first + width};
 }
-
-}  // namespace
 
 Schedule rabenseifner(const ScheduleRequest& request) {
   const Fold fold(request.ranks);
@@ -57,6 +56,33 @@ Schedule rabenseifner(const ScheduleRequest& request) {
   builder.add_phase("allgather (doubling)", doubling, levels);
   fold.fold_out(builder, all, step);
   return std::move(builder).build();
+}
+
+// Halving step k moves P/2^(k+1) blocks per rank: about P blocks per rank in each half.
+ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
+  const double transfers = 2.0 * r.ranks * (ceil_log2(r.ranks) + 2), elements = cut(r, r.ranks);
+  return {transfers, elements, transfers + 2.0 * r.ranks * elements};
+}
+
+// 2 lg P a + 2(P-1)/P N b + (P-1)/P N g, with P' = 2^floor(lg P) for P and the fold's two
+// steps where P is not a power of two.
+std::optional<double> rabenseifner_time(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
+  const auto t = closed_forms::uniform(cost, ranks, n);
+  if (!t) return std::nullopt;
+  const double pof2 = double(Rank(1) << floor_log2(ranks)), levels = floor_log2(ranks);
+  const double moved = (pof2 - 1) / pof2 * t->n;
+  return 2 * levels * t->a + 2 * moved * t->b + moved * t->g + closed_forms::fold(*t, ranks);
+}
+
+}  // namespace
+
+AlgorithmEntry rabenseifner_entry() {
+  return {.name = "rabenseifner",
+          .summary = "recursive-halving reduce-scatter then recursive-doubling allgather",
+          .collectives = {Collective::allreduce},
+          .generate = rabenseifner,
+          .size_bound = rabenseifner_size,
+          .closed_form = rabenseifner_time};
 }
 
 }  // namespace collsim::algorithms

@@ -5,10 +5,12 @@
 // Both directions of an exchange read the buffer the other writes, so each side receives
 // into staging (scratch) and then reduces it locally, as MPICH does with its tmp_buf.
 // Non-powers of two fold first (fold.hpp).
+#include "collectives/algorithms/entries.hpp"
 #include "collectives/algorithms/fold.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/closed_forms.hpp"
 
 namespace collsim::algorithms {
+namespace {
 
 Schedule recursive_doubling(const ScheduleRequest& request) {
   const Fold fold(request.ranks);
@@ -31,6 +33,29 @@ Schedule recursive_doubling(const ScheduleRequest& request) {
   builder.add_phase("exchange", first, step - first);
   fold.fold_out(builder, all, step);
   return std::move(builder).build();
+}
+
+// Recursive doubling also cuts a staging area (scratch) beside the data.
+ScheduleSize recursive_doubling_size(const ScheduleRequest& r) {
+  return one_pass(2.0 * r.ranks * (ceil_log2(r.ranks) + 2), 2);
+}
+
+// lg P (a + N b + N g), and the fold's two steps where P is not a power of two.
+std::optional<double> recursive_doubling_time(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
+  const auto t = closed_forms::uniform(cost, ranks, n);
+  if (!t) return std::nullopt;
+  return floor_log2(ranks) * (t->a + t->n * (t->b + t->g)) + closed_forms::fold(*t, ranks);
+}
+
+}  // namespace
+
+AlgorithmEntry recursive_doubling_entry() {
+  return {.name = "recursive-doubling",
+          .summary = "pairwise exchange of the whole buffer at distance 1, 2, 4, ...",
+          .collectives = {Collective::allreduce},
+          .generate = recursive_doubling,
+          .size_bound = recursive_doubling_size,
+          .closed_form = recursive_doubling_time};
 }
 
 }  // namespace collsim::algorithms

@@ -1,9 +1,15 @@
 // collectives/algorithms/ring.cpp — ring allreduce, reduce-scatter and allgather
 // (Patarasuk & Yuan 2009; seeds 000, 002, 003). Bandwidth-optimal: each rank sends
 // 2(P-1)/P N bytes for allreduce, in 2(P-1) steps of N/P bytes, each step's message sent
-// as S slices so that slice k+1 travels while slice k is reduced (ring_phases.hpp).
-#include "collectives/algorithms/generators.hpp"
-#include "collectives/algorithms/ring_phases.hpp"
+// as S slices so that slice k+1 travels while slice k is reduced (ring.hpp). Held (the
+// generator) or streamed (stream_ring, for rings too large to hold), one step rule.
+#include "collectives/algorithms/ring.hpp"
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "collectives/algorithms/entries.hpp"
+#include "collectives/transfer_stream.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -12,53 +18,8 @@ std::uint32_t ring_steps(const std::vector<RingSpec>& rings) {
   return rings.empty() || rings[0].ranks.size() < 2 ? 0 : std::uint32_t(rings[0].ranks.size() - 1);
 }
 
-std::uint32_t ring_segments(const std::vector<RingSpec>& rings) {
+std::uint32_t slices_of(const std::vector<RingSpec>& rings) {
   return rings.empty() || rings[0].chunks.empty() ? 1 : std::uint32_t(rings[0].chunks[0].size());
-}
-
-// One phase of n-1 steps: in step s, position i sends the chunk `chunk_of(i, s, n)`, slice
-// by slice, to position i+1. Slot by slot, so that each rank issues step s's slices in order.
-template <class ChunkOf>
-std::uint32_t ring_phase(ScheduleBuilder& builder, const std::vector<RingSpec>& rings, Op op,
-                         std::uint32_t first_step, ChunkOf chunk_of) {
-  const std::uint32_t steps = ring_steps(rings), segments = ring_segments(rings);
-  for (std::uint32_t s = 0; s < steps; ++s)
-    for (std::uint32_t k = 0; k < segments; ++k)
-      for (const RingSpec& ring : rings) {
-        const std::size_t n = ring.ranks.size();
-        for (std::size_t i = 0; i < n; ++i)
-          builder.send(ring.ranks[i], ring.ranks[(i + 1) % n], ring.chunks[chunk_of(i, s, n)][k], op,
-                       first_step + s * segments + k);
-      }
-  return first_step + steps * segments;
-}
-
-}  // namespace
-
-RingChunks ring_chunks(ChunkTable& table, ByteRange range, std::size_t n, std::size_t segments) {
-  RingChunks chunks(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < segments; ++k) chunks[i].push_back(table.intern(ring_slice(range, n, segments, i, k)));
-  return chunks;
-}
-
-RingChunks ring_chunks_by_slice(ChunkTable& table, ByteRange range, std::size_t n, std::size_t segments) {
-  RingChunks chunks(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < segments; ++k) chunks[i].push_back(table.intern(part_of(part_of(range, segments, k), n, i)));
-  return chunks;
-}
-
-std::uint32_t ring_reduce_scatter(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
-                                  std::uint32_t shift, std::uint32_t first_step) {
-  return ring_phase(builder, rings, Op::reduce, first_step,
-                    [shift](std::size_t i, std::uint32_t s, std::size_t n) { return reduce_scatter_chunk(i, s, n, shift); });
-}
-
-std::uint32_t ring_allgather(ScheduleBuilder& builder, const std::vector<RingSpec>& rings,
-                             std::uint32_t shift, std::uint32_t first_step) {
-  return ring_phase(builder, rings, Op::copy, first_step,
-                    [shift](std::size_t i, std::uint32_t s, std::size_t n) { return allgather_chunk(i, s, n, shift); });
 }
 
 Schedule ring(const ScheduleRequest& request) {
@@ -80,15 +41,210 @@ Schedule ring(const ScheduleRequest& request) {
   const std::vector<RingSpec> rings{flat};
   std::uint32_t step = 0;
   if (reduce_scatter) {
-    const std::uint32_t next = ring_reduce_scatter(builder, rings, shift, step);
+    const std::uint32_t next = add_ring_phase(builder, rings, RingPhase::reduce_scatter, shift, step);
     builder.add_phase("reduce-scatter", step, next - step);
     step = next;
   }
   if (allgather) {
-    const std::uint32_t next = ring_allgather(builder, rings, shift, step);
+    const std::uint32_t next = add_ring_phase(builder, rings, RingPhase::allgather, shift, step);
     builder.add_phase("allgather", step, next - step);
   }
   return std::move(builder).build();
+}
+
+// Each of the P chunks is cut into S slices, and each slice is sent once per step.
+ScheduleSize ring_size(const ScheduleRequest& r) {
+  return one_pass(2.0 * r.ranks * (r.ranks - 1.0) * r.segments, cut(r, double(r.ranks) * r.segments));
+}
+
+}  // namespace
+
+RingChunks ring_chunks(ChunkTable& table, ByteRange range, std::size_t n, std::size_t segments) {
+  RingChunks chunks(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < segments; ++k) chunks[i].push_back(table.intern(ring_slice(range, n, segments, i, k)));
+  return chunks;
+}
+
+RingChunks ring_chunks_by_slice(ChunkTable& table, ByteRange range, std::size_t n, std::size_t segments) {
+  RingChunks chunks(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < segments; ++k) chunks[i].push_back(table.intern(part_of(part_of(range, segments, k), n, i)));
+  return chunks;
+}
+
+// Slot by slot, so that each rank issues step s's slices in order.
+std::uint32_t add_ring_phase(ScheduleBuilder& builder, const std::vector<RingSpec>& rings, RingPhase phase,
+                             std::uint32_t shift, std::uint32_t first_step) {
+  const std::uint32_t steps = ring_steps(rings), segments = slices_of(rings);
+  for (std::uint32_t s = 0; s < steps; ++s)
+    for (std::uint32_t k = 0; k < segments; ++k)
+      for (const RingSpec& ring : rings) {
+        const std::size_t n = ring.ranks.size();
+        for (std::size_t i = 0; i < n; ++i) {
+          const RingSend send = ring_send(phase, i, s, n, shift);
+          builder.send(ring.ranks[i], ring.ranks[send.to], ring.chunks[send.chunk][k], send.op,
+                       first_step + s * segments + k);
+        }
+      }
+  return first_step + steps * segments;
+}
+
+// Rings slice each step's message, N/P bytes (hierarchical-ring's rail steps carry N/P too,
+// its node steps N/G, cut as many times), into slices of about 1 MiB: the size of a tree's
+// segments, a tree edge carrying the whole buffer. Cutting the whole buffer instead would
+// send a 64 MiB ring on 64 ranks as 16 KiB slices, paying an alpha per 16 KiB; by the step
+// message, a ring stays unsliced while its steps are 1 MiB or less (a 4K allreduce, any
+// ring of 16,384 ranks below 16 GiB), where a step's reduction is short anyway.
+std::uint32_t ring_segments(const ScheduleRequest& r) { return default_segments(r.bytes / std::max<Rank>(r.ranks, 1)); }
+
+}  // namespace collsim::algorithms
+
+namespace collsim::closed_forms {
+
+// 2(P-1) a + 2(P-1)/P N b + (P-1)/P N g unsliced (Thakur et al.); sliced, the longest path
+// through the pipeline (RingSlots, ring.hpp).
+std::optional<double> ring(Collective c, Rank ranks, double n, const CostModel& cost, std::uint32_t segments) {
+  const auto t = uniform(cost, ranks, n);
+  if (!t) return std::nullopt;
+  const algorithms::RingSlots ring = algorithms::ring_slots(*t, segments);
+  if (c == Collective::reduce_scatter) return ring.reduce_scatter();
+  if (c == Collective::allgather) return ring.allgather();
+  return ring.allreduce();
+}
+
+}  // namespace collsim::closed_forms
+
+// The ring told as a stream (transfer_stream.hpp): the step rule of ring.hpp with the
+// dependencies written out instead of inferred. Ids run slot by slot: reduce-scatter step s,
+// slice k, position i is transfer (s S + k) P + i; the allgather follows. Each slice depends
+// on the same slice of the step before:
+//   reduce-scatter step s >= 1, slice k, position i: after step s-1's slice k into i (the
+//     slice it forwards was reduced there);
+//   allgather step a, slice k, position i: after the previous step's slice k into i (the
+//     slice it forwards), and, after a reduce-scatter, after reduce-scatter step a's slice k
+//     out of i+1, the last read of the slice it overwrites there.
+// tests/collectives/test_transfer_stream.cpp proves this equals the ScheduleBuilder's inference.
+namespace collsim {
+namespace {
+
+class RingStream final : public TransferStream {
+ public:
+  RingStream(const ScheduleRequest& r, std::uint32_t segments) : p_(r.ranks), segments_(segments) {
+    info_.collective = r.collective;
+    info_.algorithm = "ring";
+    info_.ranks = r.ranks;
+    info_.bytes = r.bytes;
+    info_.segments = segments;
+    reduce_scatter_ = r.collective != Collective::allgather;
+    allgather_ = r.collective != Collective::reduce_scatter;
+    shift_ = r.collective == Collective::allreduce ? 0 : p_ - 1;
+  }
+
+  const ScheduleInfo& info() const override { return info_; }
+  std::uint64_t size() const override { return p_ < 2 ? 0 : phase_size() * (reduce_scatter_ + allgather_); }
+  // An allgather slice's overwrite waits on the reduce-scatter slice P(P-1)S transfers back.
+  std::uint64_t max_dependency_distance() const override { return std::uint64_t(p_) * p_ * segments_; }
+  // A deciding dependency is the same slice one step back: one slot (P S transfers) and one
+  // position away at most.
+  std::uint64_t max_deciding_distance() const override { return std::uint64_t(p_) * segments_ + 1; }
+
+  StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const override {
+    const std::uint64_t n = p_, slot_size = n * segments_, rs_size = reduce_scatter_ ? phase_size() : 0;
+    deps.clear();
+    StreamedTransfer x;
+    if (id < rs_size) {  // reduce-scatter step s, slice k, position i
+      const std::uint64_t s = id / slot_size, k = id / n % segments_, i = id % n;
+      fill(x, i, algorithms::ring_send(algorithms::RingPhase::reduce_scatter, i, s, n, shift_), k, std::uint32_t(id / n));
+      if (s > 0) deps.push_back(TransferId(id - slot_size - i + (i + n - 1) % n));
+    } else {  // allgather step a, slice k, position i
+      const std::uint64_t rel = id - rs_size, a = rel / slot_size, k = rel / n % segments_, i = rel % n;
+      fill(x, i, algorithms::ring_send(algorithms::RingPhase::allgather, i, a, n, shift_), k, std::uint32_t(id / n));
+      if (reduce_scatter_) deps.push_back(TransferId(rel - i + (i + 1) % n));
+      const TransferId raw = TransferId(id - slot_size - i + (i + n - 1) % n);
+      if ((a > 0 || reduce_scatter_) && (deps.empty() || deps[0] != raw)) deps.push_back(raw);  // one on 2 ranks
+    }
+    x.deps = deps;
+    return x;
+  }
+
+  // The allgather's dependency on the reduce-scatter step that read the chunk it overwrites
+  // is implied: its forwarding chain runs back through that very transfer (tested).
+  void deciding_dependencies(TransferId id, std::vector<TransferId>& out) const override { deciding_transfer(id, out); }
+  StreamedTransfer deciding_transfer(TransferId id, std::vector<TransferId>& deps) const override {
+    StreamedTransfer x = transfer(id, deps);
+    const std::uint64_t rs_size = reduce_scatter_ ? phase_size() : 0;
+    if (id >= rs_size && allgather_ && reduce_scatter_ && deps.size() == 2) deps.erase(deps.begin());
+    x.deps = deps;
+    return x;
+  }
+
+  // The inverse of deciding_dependencies(): the same slice, one step on, one position on
+  // (the last reduce-scatter step's slices go on into the allgather's first step).
+  void successors(TransferId id, std::vector<TransferId>& out) const override {
+    const std::uint64_t n = p_, slot_size = n * segments_, i = id % n;
+    out.clear();
+    const std::uint64_t next = id + slot_size - i + (i + 1) % n;
+    if (next < size()) out.push_back(TransferId(next));
+  }
+
+  std::vector<TransferId> roots() const override {  // the first step, every slice
+    std::vector<TransferId> first;
+    for (std::uint64_t id = 0; p_ >= 2 && id < std::uint64_t(p_) * segments_; ++id) first.push_back(TransferId(id));
+    return first;
+  }
+
+ private:
+  std::uint64_t phase_size() const { return std::uint64_t(p_) * (p_ - 1) * segments_; }
+
+  // Position i's send in its step (the step rule), slice k of it.
+  void fill(StreamedTransfer& x, std::uint64_t i, const algorithms::RingSend& send, std::uint64_t k,
+            std::uint32_t step) const {
+    x.src = Rank(i);
+    x.dst = Rank(send.to);
+    x.bytes = algorithms::ring_slice({0, info_.bytes}, p_, segments_, send.chunk, k).bytes;
+    x.op = send.op;
+    x.step = step;
+  }
+
+  Rank p_;
+  std::uint64_t segments_ = 1;
+  ScheduleInfo info_;
+  bool reduce_scatter_ = true, allgather_ = true;
+  std::uint64_t shift_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& r) {
+  if (r.collective != Collective::allreduce && r.collective != Collective::reduce_scatter &&
+      r.collective != Collective::allgather)
+    throw Error(fmt::format("ring does not implement {}", to_string(r.collective)));
+  const std::uint32_t segments = segments_for(find_algorithm("ring"), r);
+  if (r.ranks >= 2 && r.bytes < std::uint64_t(r.ranks) * segments)
+    throw Error(fmt::format("a streamed ring needs at least one byte per slice ({} bytes on {} ranks in {} segments)",
+                            r.bytes, r.ranks, segments));
+  if (std::uint64_t(r.ranks) * r.ranks * 2 * segments > 0xFFFFFFFFull)
+    throw Error(fmt::format("a ring on {} ranks in {} segments has more transfers than ids", r.ranks, segments));
+  return std::make_unique<RingStream>(r, segments);
+}
+
+}  // namespace collsim
+
+namespace collsim::algorithms {
+
+AlgorithmEntry ring_entry() {
+  return {.name = "ring",
+          .summary = "reduce-scatter then allgather around a ring, 2(P-1) steps, each sent in slices (seeds 000, 002)",
+          .collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather},
+          .generate = ring,
+          .size_bound = ring_size,
+          .pipelined = true,
+          .segment_rule = ring_segments,
+          .sliced_steps = true,
+          .takes_channels = true,
+          .closed_form = closed_forms::ring,
+          .stream = stream_ring};
 }
 
 }  // namespace collsim::algorithms

@@ -3,9 +3,10 @@
 // segment j+1 follows one level behind. Root = the request's root (the tree is rotated).
 // Allreduce takes 2H + k - 1 steps of N/k bytes, H the tree height (1 + floor(lg(P-1))).
 #include "collectives/algorithms/binary_tree.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/entries.hpp"
 
 namespace collsim::algorithms {
+namespace {
 
 Schedule tree(const ScheduleRequest& request) {
   const BinaryTree t = rotate(nccl_binary_tree(request.ranks), request.root);
@@ -25,6 +26,22 @@ Schedule tree(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+// Trees also cut a staging area (scratch) beside the data.
+ScheduleSize tree_size(const ScheduleRequest& r) { return one_pass(3.0 * r.ranks * r.segments, 3 * cut(r, r.segments)); }
+
 std::vector<BinaryTree> tree_trees(const ScheduleInfo& info) { return {rotate(nccl_binary_tree(info.ranks), info.root)}; }
+
+}  // namespace
+
+AlgorithmEntry tree_entry() {
+  return {.name = "tree",
+          .summary = "binary tree (NCCL's) reduce then broadcast, pipelined in segments",
+          .collectives = {Collective::allreduce, Collective::reduce, Collective::broadcast},
+          .generate = tree,
+          .size_bound = tree_size,
+          .pipelined = true,
+          .takes_channels = true,
+          .trees = tree_trees};
+}
 
 }  // namespace collsim::algorithms

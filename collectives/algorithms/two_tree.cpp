@@ -4,9 +4,10 @@
 // tree is a leaf in the other (for even P), so every rank both sends and receives in
 // every pipeline stage, where a single tree leaves its leaves idle half the time.
 #include "collectives/algorithms/binary_tree.hpp"
-#include "collectives/algorithms/generators.hpp"
+#include "collectives/algorithms/entries.hpp"
 
 namespace collsim::algorithms {
+namespace {
 
 Schedule two_tree(const ScheduleRequest& request) {
   const auto trees = double_binary_tree(request.ranks);
@@ -29,9 +30,27 @@ Schedule two_tree(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+// Two trees of half the data each, each cutting a staging area (scratch) beside the data.
+ScheduleSize two_tree_size(const ScheduleRequest& r) {
+  return one_pass(6.0 * r.ranks * r.segments, 3 * cut(r, 2.0 * r.segments));
+}
+
 std::vector<BinaryTree> two_tree_trees(const ScheduleInfo& info) {
   const auto both = double_binary_tree(info.ranks);
   return {both[0], both[1]};
+}
+
+}  // namespace
+
+AlgorithmEntry two_tree_entry() {
+  return {.name = "two-tree",
+          .summary = "double binary tree: two complementary trees carry half the data each (NCCL)",
+          .collectives = {Collective::allreduce},
+          .generate = two_tree,
+          .size_bound = two_tree_size,
+          .pipelined = true,
+          .takes_channels = true,
+          .trees = two_tree_trees};
 }
 
 }  // namespace collsim::algorithms

@@ -137,13 +137,6 @@ const AlgorithmEntry& find_algorithm(std::string_view name) {
   throw Error(fmt::format("unknown algorithm '{}' (expected one of: {})", name, fmt::join(names, ", ")));
 }
 
-std::vector<std::string_view> algorithms_for(Collective collective) {
-  std::vector<std::string_view> names;
-  for (const AlgorithmEntry& a : algorithm_table())
-    if (a.supports(collective)) names.push_back(a.name);
-  return names;
-}
-
 std::uint32_t default_segments(std::uint64_t bytes) {
   constexpr std::uint64_t kSegmentTarget = 1ull << 20;  // NCCL pipelines in slices of this order
   constexpr std::uint64_t kMaxSegments = 64;

@@ -112,7 +112,6 @@ struct AlgorithmEntry {
 const std::vector<AlgorithmEntry>& algorithm_table();
 const AlgorithmEntry& find_algorithm(std::string_view name);  // throws Error listing valid names
 const AlgorithmEntry* lookup_algorithm(std::string_view name);  // nullptr for an unknown name
-std::vector<std::string_view> algorithms_for(Collective collective);
 
 // The algorithms a request names, checked: "all" and "auto" become every algorithm of the
 // collective that runs on these ranks; other names must exist and implement the collective.

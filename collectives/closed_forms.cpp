@@ -90,11 +90,6 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
   return entry.closed_form(collective, ranks, double(bytes), cost, segments_for(entry, request));
 }
 
-double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {
-  const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, Ports::one);
-  return b.port + b.reducer;
-}
-
 double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost, Ports ports,
                         bool switches_reduce) {
   const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports, switches_reduce);

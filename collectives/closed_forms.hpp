@@ -67,9 +67,4 @@ enum class Ports : std::uint8_t { one, none, unshared };
 double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
                         Ports ports = Ports::one, bool switches_reduce = false);
 
-// The classic bound above, ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g: it holds for schedules
-// that do not overlap reduction with communication (every unpipelined algorithm here), and
-// pipelined ones approach or beat it only when g is comparable to b.
-double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost);
-
 }  // namespace collsim

@@ -171,13 +171,4 @@ std::vector<VertexId> Network::endpoints() const {
   return out;
 }
 
-bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst) {
-  VertexId at = src;
-  for (LinkId l : route) {
-    if (l >= net.link_count() || net.link(l).from != at) return false;
-    at = net.link(l).to;
-  }
-  return at == dst && (!route.empty() || src == dst);
-}
-
 }  // namespace collsim

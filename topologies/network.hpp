@@ -136,7 +136,4 @@ class Network {
 // A route: the directed links a transfer crosses, in order.
 using Route = std::vector<LinkId>;
 
-// Whether the route is a connected chain of links from src to dst (empty only when src == dst).
-bool is_path(const Network& net, std::span<const LinkId> route, VertexId src, VertexId dst);
-
 }  // namespace collsim

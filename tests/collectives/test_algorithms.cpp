@@ -436,6 +436,12 @@ TEST_CASE("the algorithm table lists each algorithm once with a summary and at l
   for (const char* name : {"ring", "naive", "binomial", "tree", "two-tree", "recursive-doubling", "rabenseifner",
                            "hierarchical-ring", "chain"})
     CHECK(names.count(name) == 1);
+  const auto algorithms_for = [](Collective c) {
+    std::vector<std::string_view> out;
+    for (const AlgorithmEntry& a : algorithm_table())
+      if (a.supports(c)) out.push_back(a.name);
+    return out;
+  };
   const auto for_allgather = algorithms_for(Collective::allgather);
   CHECK(std::find(for_allgather.begin(), for_allgather.end(), "ring") != for_allgather.end());
   CHECK(std::find(for_allgather.begin(), for_allgather.end(), "two-tree") == for_allgather.end());

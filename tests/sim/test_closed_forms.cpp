@@ -172,6 +172,18 @@ TEST_CASE("no algorithm beats the lower bound, for any collective, size or P", "
           }
 }
 
+// The classic bound, ceil(lg P) a + 2(P-1)/P N b + (P-1)/P N g: the lower bound's two terms
+// added instead of maxed. It holds for schedules that do not overlap reduction with
+// communication (every unpipelined algorithm here); pipelined ones approach or beat it only
+// when g is comparable to b. The port term is the bound without reductions, the reducer term
+// the bound without links.
+double classic_lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost) {
+  CostModel links_only = cost, reductions_only = cost;
+  links_only.gamma_s_per_byte = 0;
+  reductions_only.inter_node = reductions_only.intra_node = {0, 0};
+  return lower_bound_time(collective, ranks, bytes, links_only) + lower_bound_time(collective, ranks, bytes, reductions_only);
+}
+
 TEST_CASE("unpipelined allreduce algorithms never beat the classic additive lower bound", "[lower-bound]") {
   for (const CostModel& cost : kModels)
     for (const AlgorithmEntry& a : algorithm_table())

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/support/route_check.hpp"
 #include "topologies/builders/builders.hpp"
 
 namespace collsim {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "tests/support/test_cluster.hpp"

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "topologies/builders/builders.hpp"
 

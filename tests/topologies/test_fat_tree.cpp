@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "tests/topologies/built_fabric.hpp"
 

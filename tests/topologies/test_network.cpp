@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "topologies/network.hpp"
 #include "topologies/routing.hpp"

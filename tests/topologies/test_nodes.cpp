@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "tests/topologies/built_fabric.hpp"
 #include "topologies/builders/builders.hpp"

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "tests/support/route_check.hpp"
 #include "base/error.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"

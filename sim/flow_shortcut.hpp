@@ -7,12 +7,13 @@
 // transfer then drains at its route's bottleneck bandwidth from start to end, and the flow
 // engine's times follow in list order:
 //   ready   = the latest done of its dependencies;
-//   start   = max(ready + alpha + latency, arrival of the pair's previous transfer);
+//   start   = ready + alpha + latency, or later behind its pair's previous transfer;
 //   arrival = start + bytes / bottleneck;
-//   done    = arrival, or after its reduction on the destination's unit.
-// The engine orders a pair's transfers by ready time and a rank's reductions by arrival; the
-// shortcut follows list order, so it checks that the two agree (strictly increasing) and
-// declines otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
+//   done    = arrival, or after its reduction on the destination's reducer
+// (the pair's in-order channel and the rank's reducer: sim/flow_rules.hpp). The engine
+// orders a pair's transfers by ready time and a rank's reductions by arrival; the shortcut
+// follows list order, so it checks that the two agree (strictly increasing) and declines
+// otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
 #pragma once
 
 #include <functional>

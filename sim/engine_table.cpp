@@ -21,7 +21,15 @@ double run_flow_engine(const PredictionRequest& r, const Schedule& schedule, Flo
 }
 
 double run_flow_engine_streamed(const PredictionRequest& r, const TransferStream& stream, FlowResult& flow) {
-  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, r.on_stream_progress, r.flow.protocol);
+  FlowOptions options = r.flow;  // its progress and fallbacks in words, on the stream's line
+  options.progress = {};
+  if (r.on_stream_progress) {
+    options.progress = [&r](std::uint64_t done, std::uint64_t total) {
+      r.on_stream_progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(done) / double(total), total));
+    };
+    options.on_fallback = r.on_stream_progress;
+  }
+  flow = run_flow(stream, *r.topology, r.cost.gamma_s_per_byte, options);
   return flow.time_s;
 }
 

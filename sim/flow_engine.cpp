@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <optional>
 #include <utility>
 
@@ -82,10 +81,9 @@ class FlowSimulation {
   FlowSimulation(const FlowSimulation&) = delete;  // its dependencies point into its log
   FlowSimulation& operator=(const FlowSimulation&) = delete;
 
-  // From the roots on, each completion hands its successors on. `progress` hears the count
-  // of completed transfers every `every` (a power of two). Throws AheadOfOrder (above).
-  FlowResult run(const std::function<void(std::uint64_t)>& progress = {}, std::uint64_t every = std::uint64_t(1) << 24) {
-    progress_ = progress;
+  // From the roots on, each completion hands its successors on. The options' progress hears
+  // the count of completed transfers every `every` (a power of two). Throws AheadOfOrder (above).
+  FlowResult run(std::uint64_t every) {
     progress_mask_ = every - 1;
     for (TransferId id : dependencies_->roots()) become_ready(id, 0.0);
     while (!events_.empty()) step();
@@ -363,7 +361,7 @@ class FlowSimulation {
       last_ = id;
     }
     ++completed_;
-    if (progress_ && (completed_ & progress_mask_) == 0) progress_(completed_);
+    if (options_.progress && (completed_ & progress_mask_) == 0) options_.progress(completed_, total_);
     for (const FlowDependencies::Ready& next : dependencies_->done(id, done)) {
       if (stream_) {
         become_ready(next.id, next.ready_s, {next.facts.src, next.facts.dst, next.facts.bytes, next.facts.op});
@@ -401,7 +399,6 @@ class FlowSimulation {
   TransferLog log_;
   std::optional<FlowDependencies> dependencies_;
   std::vector<TransferId> facts_deps_;  // scratch for the stream's answer
-  std::function<void(std::uint64_t)> progress_;
   std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
   // Facts of the transfers waiting out their start-up on exclusive channels (read once).
@@ -423,6 +420,25 @@ class FlowSimulation {
   FlowResult result_;
 };
 
+// The event simulation, with the partial shortcut where `options` allow it; where that gave
+// up, again with every flow as events. Progress every `every` completed transfers.
+template <class Source>
+FlowResult simulate_events(const Source& source, const Topology& topology, double gamma_s_per_byte,
+                           FlowOptions options, std::uint64_t every) {
+  try {
+    return FlowSimulation(source, topology, gamma_s_per_byte, options).run(every);
+  } catch (const AheadOfOrder&) {
+    if (options.on_fallback) options.on_fallback("the partial shortcut gave up: simulating every flow as events");
+    options.shortcut = false;
+    return FlowSimulation(source, topology, gamma_s_per_byte, options).run(every);
+  }
+}
+
+void check_size(std::uint64_t transfers) {
+  if (transfers > kIdMask)
+    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask, transfers));
+}
+
 }  // namespace
 
 FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
@@ -430,9 +446,7 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (topology.ranks() < schedule.info().ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", schedule.info().ranks,
                             topology.ranks()));
-  if (schedule.size() > kIdMask)
-    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
-                            schedule.size()));
+  check_size(schedule.size());
   topology.check_reducers(schedule);
   // The shortcuts time transfers alone on their links; a rank's memory link is every one of
   // its transfers' and reductions': with memory modelled, every flow is an event.
@@ -441,48 +455,31 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (run_options.shortcut)
     if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
       return std::move(*result);
-  std::function<void(std::uint64_t)> count;
-  if (options.progress) count = [&](std::uint64_t done) { options.progress(done, schedule.size()); };
-  try {
-    return FlowSimulation(schedule, topology, gamma_s_per_byte, run_options).run(count, kProgressEvery);
-  } catch (const AheadOfOrder&) {
-    FlowOptions events_only = options;
-    events_only.shortcut = false;
-    return FlowSimulation(schedule, topology, gamma_s_per_byte, events_only).run(count, kProgressEvery);
-  }
+  return simulate_events(schedule, topology, gamma_s_per_byte, run_options, kProgressEvery);
 }
 
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                    const std::function<void(const std::string&)>& progress, const Protocol& protocol) {
-  if (stream.size() > kIdMask)
-    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
-                            stream.size()));
+                    const FlowOptions& options) {
+  check_size(stream.size());
   // A stream does not tell which of its transfers are halves of an exchange (a step's reverse
   // may come later in it) or reduce into sent data: such a network needs the schedule held.
   if (prices_transfer_context(topology))
     throw Error("a streamed schedule cannot be priced by exchange_factors or reduction_into_sent_factors: hold it "
                 "(--stream never)");
-  const auto count = [&](std::uint64_t id) {
-    if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
-  };
-  std::string declined_because = "the ranks' memory is modelled";
-  if (!topology.models_memory())
-    if (std::optional<FlowResult> result =
-            run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count, &declined_because))
-      return std::move(*result);
-  if (progress) progress(fmt::format("{}: simulating events (the one-pass shortcut cannot time it)", declined_because));
-  try {
-    FlowOptions options;
-    options.protocol = protocol;
-    options.shortcut = !topology.models_memory();
-    return FlowSimulation(stream, topology, gamma_s_per_byte, options).run(count);
-  } catch (const AheadOfOrder&) {
-    if (progress) progress("the partial shortcut gave up: simulating every flow as events");
-    FlowOptions events_only;
-    events_only.shortcut = false;
-    events_only.protocol = protocol;
-    return FlowSimulation(stream, topology, gamma_s_per_byte, events_only).run(count);
+  FlowOptions run_options = options;
+  run_options.timeline = false;  // a stream keeps no per-transfer times
+  std::string declined_because = "the one-pass shortcut is off";
+  if (topology.models_memory()) {
+    run_options.shortcut = false;
+    declined_because = "the ranks' memory is modelled";
   }
+  if (run_options.shortcut)
+    if (std::optional<FlowResult> result =
+            run_stream_without_sharing(stream, topology, gamma_s_per_byte, options, &declined_because))
+      return std::move(*result);
+  if (options.on_fallback)
+    options.on_fallback(fmt::format("{}: simulating events (the one-pass shortcut cannot time it)", declined_because));
+  return simulate_events(stream, topology, gamma_s_per_byte, run_options, kStreamProgressEvery);
 }
 
 std::string link_name(const Network& network, LinkId link) {

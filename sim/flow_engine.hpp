@@ -30,7 +30,6 @@
 // Two events closer than 1e-12 relative are simultaneous. Same inputs give identical results.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "collectives/schedule.hpp"
@@ -47,10 +46,9 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
 // The same for a schedule too large to hold (collectives/transfer_stream.hpp): time, per-rank
 // finish and link usage; no critical path or timeline. It takes the shortcut where no link
 // is shared, and otherwise simulates events, keeping only the flows in flight and the
-// transfers still waiting for part of their dependencies. `progress` hears a line now and then.
+// transfers still waiting for part of their dependencies (options.on_fallback hears why).
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                    const std::function<void(const std::string&)>& progress = {},
-                    const Protocol& protocol = simple_protocol());
+                    const FlowOptions& options = {});
 
 // "nvl0->sw3": the link's ends by vertex name.
 std::string link_name(const Network& network, LinkId link);

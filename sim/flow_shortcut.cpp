@@ -233,15 +233,14 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 
 // A stream: only a window of done times, as far back as a dependency reaches.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
-                                                    double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress,
+                                                    double gamma_s_per_byte, const FlowOptions& options,
                                                     std::string* declined_because) {
   const Rank ranks = stream.info().ranks;
   if (topology.ranks() < ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
-  ListTimer timer(topology, ranks, stream.info().segments, protocol, gamma_s_per_byte);
+  ListTimer timer(topology, ranks, stream.info().segments, options.protocol, gamma_s_per_byte);
   // Done times at id % window, as far back as a deciding dependency reaches (one that is not
   // deciding is done before one that is, so it never sets a ready time: a ring's allgather
   // waits on the reduce-scatter P^2 S transfers back, a window of 2 GB at 16,384 ranks, where
@@ -252,7 +251,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   done.reserve(window);
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
-  result.protocol = protocol;
+  result.protocol = options.protocol;
   std::vector<TransferId> deps;
   for (TransferId id = 0; id < stream.size(); ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
@@ -267,7 +266,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     done[id % window] = t.times.done_s;
     finish_rank(result, x.src, x.dst, t.times);
     result.time_s = std::max(result.time_s, t.times.done_s);
-    if (progress && (id & 0xFFFFFF) == 0) progress(id);
+    if (options.progress && (id & (kStreamProgressEvery - 1)) == 0) options.progress(id, stream.size());
   }
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);

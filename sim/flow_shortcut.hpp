@@ -16,7 +16,6 @@
 // otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -35,10 +34,9 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 // keeping only a window of done times; no critical path or timeline. Nothing where flows
 // could share a link, or where the events could order two transfers otherwise than the list
 // (run_flow on the stream then simulates events; `declined_because`, when given, says which).
-// `progress` hears the transfer id every 16 M transfers.
+// Of the options it reads the protocol and the progress.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
-                                                    double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress = {},
+                                                    double gamma_s_per_byte, const FlowOptions& options,
                                                     std::string* declined_because = nullptr);
 
 }  // namespace collsim

@@ -43,11 +43,11 @@ class RankReducer {
   };
 
   // Whether a reduction arriving at `arrival_s` surely reduces after the previous one, as the
-  // events would order them. `ahead`: its arrival was timed ahead of the events; then a tie
-  // with the previous arrival is not sure either (the events break ties in their own order),
-  // nor is one with a previous arrival timed ahead.
+  // events would order them. `ahead`: its arrival was timed ahead of the events. A tie with
+  // the previous arrival is sure only where neither was timed ahead (the events then break
+  // it in their own order); otherwise only a strictly later arrival is.
   bool keeps_order(double arrival_s, bool ahead) const {
-    return !(arrival_s < last_arrival_s_ || (arrival_s == last_arrival_s_ && (ahead || last_ahead_)));
+    return ahead || last_ahead_ ? !(arrival_s <= last_arrival_s_) : !(arrival_s < last_arrival_s_);
   }
 
   // Reduction `id` arrives at `arrival_s` and takes `cost_s` on the reducer.

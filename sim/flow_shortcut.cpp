@@ -246,14 +246,15 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   // waits on the reduce-scatter P^2 S transfers back, a window of 2 GB at 16,384 ranks, where
   // its deciding dependency is P S back). Reserved (address space only) and filled as ids
   // come, so memory is touched only as far as the stream gets.
-  const std::uint64_t window = std::min<std::uint64_t>(stream.max_deciding_distance() + 1, stream.size() + 1);
+  const std::uint64_t transfers = stream.size();  // asked once: a stream's size is a virtual call
+  const std::uint64_t window = std::min<std::uint64_t>(stream.max_deciding_distance() + 1, transfers + 1);
   std::vector<double> done;
   done.reserve(window);
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
   result.protocol = options.protocol;
   std::vector<TransferId> deps;
-  for (TransferId id = 0; id < stream.size(); ++id) {
+  for (TransferId id = 0; id < transfers; ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
@@ -266,7 +267,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     done[id % window] = t.times.done_s;
     finish_rank(result, x.src, x.dst, t.times);
     result.time_s = std::max(result.time_s, t.times.done_s);
-    if (options.progress && (id & (kStreamProgressEvery - 1)) == 0) options.progress(id, stream.size());
+    if (options.progress && (id & (kStreamProgressEvery - 1)) == 0) options.progress(id, transfers);
   }
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);

@@ -34,8 +34,13 @@ int streamed_ring(const std::string& kind, const ScheduleRequest& r, const Clust
   double simulate_s = 0;
   {
     ProgressLine line("bench_flow");
-    const auto progress = [&](const std::string& words) { line.update("ring streamed: " + words, 0, 1); };
-    simulate_s = bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, progress); });
+    FlowOptions options;
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+      const double percent = 100.0 * double(done) / double(total);
+      line.update(fmt::format("ring streamed: {:.0f}% of {} transfers", percent, total), 0, 1);
+    };
+    options.on_fallback = [&](const std::string& why) { line.update("ring streamed: " + why, 0, 1); };
+    simulate_s = bench::seconds([&] { f = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte, options); });
   }
   fmt::print("{:<9} {:<18} P={:<6} {:>11} transfers  streamed, not held  simulate {:7.3f} s  {:6.2f} M transfers/s  "
              "{:>11} events  {:>11} exclusive  {:>10} solves  peak RSS {:6.0f} MiB  predicted {}\n",

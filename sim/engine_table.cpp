@@ -27,7 +27,16 @@ double run_flow_engine(const Schedule& schedule, const RunCosts& costs, const En
 
 double run_flow_engine_streamed(const TransferStream& stream, const RunCosts& costs, const EngineRun& run,
                                 FlowResult& flow) {
-  flow = run_flow(stream, *costs.topology, costs.gamma_s_per_byte, run.stream_progress, costs.protocol);
+  FlowOptions options = run.flow;  // its progress and fallbacks in words, on the stream's line
+  options.protocol = costs.protocol;
+  options.progress = {};
+  if (run.stream_progress) {
+    options.progress = [&run](std::uint64_t done, std::uint64_t total) {
+      run.stream_progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(done) / double(total), total));
+    };
+    options.on_fallback = run.stream_progress;
+  }
+  flow = run_flow(stream, *costs.topology, costs.gamma_s_per_byte, options);
   return flow.time_s;
 }
 

@@ -21,6 +21,7 @@
 #include "collectives/schedule.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
+#include "sim/flow_rules.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::flow {
@@ -86,14 +87,6 @@ class SlotPool {
 
 using DrainingFlows = SlotPool<Drain>;
 
-// What an exclusive channel has drained so far (sim/flow_engine.cpp times it).
-struct ExclusiveState {
-  double last_arrival_s = 0;   // when its latest transfer's last byte arrived
-  TransferId last = kNoTransfer;
-  // What its links carried while it was exclusive, told to the link log once (flush).
-  double bytes = 0, busy_s = 0, fastest_Bps = 0;
-};
-
 class FlowChannels {
  public:
   // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
@@ -112,7 +105,9 @@ class FlowChannels {
   std::uint32_t channel_count() const { return std::uint32_t(channels_.size()); }
   // Exclusive channels the last channel_of() made shared (their flows now meet another's).
   std::span<const std::uint32_t> just_shared() const { return just_shared_; }
-  ExclusiveState& state(std::uint32_t channel) { return channels_[channel].state; }
+  // An exclusive channel's transfers, timed by the in-order rule (sim/flow_rules.hpp) in
+  // sim/flow_engine.cpp; what its links carried is told to the link log once (flush).
+  PairChannel& alone(std::uint32_t channel) { return channels_[channel].alone; }
   std::span<const LinkId> channel_links(std::uint32_t channel) const {
     return {pool_.data() + channels_[channel].route_begin, channels_[channel].route_length};
   }
@@ -159,7 +154,7 @@ class FlowChannels {
     bool cached = false;                               // route holds for every transfer of the pair
     bool exclusive = false;                            // no other channel crosses its links
     double smallest_capacity_Bps = 0;                  // of its route's links, where exclusive
-    ExclusiveState state;
+    PairChannel alone;                                 // where exclusive
   };
 
   // A channel's draining slot and its queue, apart from the rest: every start and end reads

@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <optional>
 #include <utility>
 
@@ -82,10 +81,9 @@ class FlowSimulation {
   FlowSimulation(const FlowSimulation&) = delete;  // its dependencies point into its log
   FlowSimulation& operator=(const FlowSimulation&) = delete;
 
-  // From the roots on, each completion hands its successors on. `progress` hears the count
-  // of completed transfers every `every` (a power of two). Throws AheadOfOrder (above).
-  FlowResult run(const std::function<void(std::uint64_t)>& progress = {}, std::uint64_t every = std::uint64_t(1) << 24) {
-    progress_ = progress;
+  // From the roots on, each completion hands its successors on. The options' progress hears
+  // the count of completed transfers every `every` (a power of two). Throws AheadOfOrder (above).
+  FlowResult run(std::uint64_t every) {
     progress_mask_ = every - 1;
     for (TransferId id : dependencies_->roots()) become_ready(id, 0.0);
     while (!events_.empty()) step();
@@ -102,29 +100,30 @@ class FlowSimulation {
   }
 
  private:
-  // Per rank, in one record (a transfer touches its two ranks' records, not four arrays): its
-  // reduction unit, one reduction at a time in order of arrival, and its last completion.
-  // Switch reducers have records too (after the ranks'), but reduce on their link, not here.
+  // Per rank, in one record (a transfer touches its two ranks' records, not several arrays):
+  // its reducer (sim/flow_rules.hpp) and its last completion. Switch reducers have records
+  // too (after the ranks'), but reduce on their link, not here.
   struct RankState {
-    double reducer_free_s = 0;
-    double last_arrival_s = -1;  // of a reduction
-    double finish_s = 0;         // last completion as source or destination
-    TransferId last = kNoTransfer;
-    bool last_ahead = false;  // the last reduction's arrival was timed ahead (an exclusive channel's)
-    bool reducer_busy = false;  // ranks' memory modelled: a reduction's flow is on its memory link
+    flow::RankReducer reducer;
+    double finish_s = 0;  // last completion as source or destination
   };
 
-  // A reduction that arrived while its rank's reduction unit was busy (ranks' memory modelled).
+  // The ranks' memory modelled: a rank's reducer is a flow on its memory link, one at a time
+  // in order of arrival; those that arrive while it is busy wait here.
   struct WaitingReduction {
     TransferId id;
     TransferFacts facts;
+  };
+  struct MemoryReducer {
+    bool busy = false;
+    std::deque<WaitingReduction> waiting;
   };
 
   FlowSimulation(const ScheduleInfo& info, std::uint64_t total, const Topology& t, double gamma,
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
         channels_(t, info.segments, options.protocol, options.shortcut), ranks_(info.endpoints()),
-        reducer_queue_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks), slices_(info.segments),
+        memory_reducers_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks), slices_(info.segments),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
@@ -188,7 +187,7 @@ class FlowSimulation {
     }
     const std::uint32_t channel = channels_.channel_of(x.src, x.dst, id);
     for (std::uint32_t c : channels_.just_shared()) {  // a stream met a new pair
-      if (channels_.state(c).last_arrival_s > now_) throw AheadOfOrder{};
+      if (channels_.alone(c).last_arrival_s() > now_) throw AheadOfOrder{};
       flush_exclusive(c);
     }
     if (channels_.exclusive(channel)) {
@@ -199,8 +198,8 @@ class FlowSimulation {
     push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot, channel);
   }
 
-  // The partial shortcut: on an exclusive channel the bytes drain alone, after those of the
-  // channel's earlier transfers, at the route's rate from start to arrival. The arrival is
+  // The partial shortcut: on an exclusive channel the bytes drain alone, in order on the pair's
+  // channel (sim/flow_rules.hpp), at the route's rate from start to arrival. The arrival is
   // handled at once, ahead of the events between now and then.
   void start_exclusive(TransferId id, std::uint32_t channel, std::uint32_t held, double now) {
     const TransferFacts x = waiting_.take(held);
@@ -208,31 +207,22 @@ class FlowSimulation {
       const FlowChannels::Opened flow = channels_.open(id, x);
       return start_flow(flow.slot, channel, now);
     }
-    flow::ExclusiveState& at = channels_.state(channel);
-    double start = now;
-    if (at.last_arrival_s > now) {
-      start = at.last_arrival_s;
-      log_.waited(id, at.last, Waited::channel);
-    }
     const double rate = channels_.drain_rate_Bps(channel, channels_.cost(channel, x).bandwidth_Bps);
-    const double arrival = start + double(x.bytes) / rate;
-    log_.started(id, start);
-    if (links_.timeline()) links_.drained_alone(channels_.channel_links(channel), start, arrival, capacity_, rate);
-    at.last_arrival_s = arrival;
-    at.last = id;
-    at.bytes += double(x.bytes);
-    at.busy_s += arrival - start;
-    at.fastest_Bps = std::max(at.fastest_Bps, rate);
+    const flow::PairChannel::Drained drained = channels_.alone(channel).drain(id, now, x.bytes, rate);
+    if (drained.behind != kNoTransfer) log_.waited(id, drained.behind, Waited::channel);
+    log_.started(id, drained.start_s);
+    if (links_.timeline())
+      links_.drained_alone(channels_.channel_links(channel), drained.start_s, drained.arrival_s, capacity_, rate);
     ++result_.exclusive_transfers;
-    arrive(id, x, arrival, true);
+    arrive(id, x, drained.arrival_s, true);
   }
 
   // What an exclusive channel's links carried, into the link log (at the end, or when the
   // channel turns shared).
   void flush_exclusive(std::uint32_t channel) {
-    flow::ExclusiveState& at = channels_.state(channel);
-    links_.carried_alone(channels_.channel_links(channel), at.bytes, at.busy_s, capacity_, at.fastest_Bps);
-    at.bytes = at.busy_s = at.fastest_Bps = 0;
+    const flow::PairChannel::Carried carried = channels_.alone(channel).take_carried();
+    links_.carried_alone(channels_.channel_links(channel), carried.bytes, carried.busy_s, capacity_,
+                         carried.fastest_Bps);
   }
 
   // Alpha and latency are over. The bytes drain now, or after those queued ahead of them on
@@ -304,22 +294,20 @@ class FlowSimulation {
   }
 
   // Bytes are at the destination at `at` (now, or ahead of now on an exclusive channel):
-  // reduce them (one reduction at a time per rank, in order of arrival) or be done.
+  // reduce them on the rank's reducer (sim/flow_rules.hpp) or be done.
   void arrive(TransferId id, const TransferFacts& x, double at, bool ahead = false) {
     log_.arrived(id, at);
     ranks_[x.src].finish_s = std::max(ranks_[x.src].finish_s, at);
-    if (x.op == Op::reduce && !reducer_queue_.empty() && x.dst < first_reducer_) return reduce_in_memory(id, x);
+    if (x.op == Op::reduce && !memory_reducers_.empty() && x.dst < first_reducer_) return reduce_in_memory(id, x);
     double done = at;
     if (x.op == Op::reduce && x.dst < first_reducer_) {  // a switch's reduction is its link: no gamma
-      RankState& r = ranks_[x.dst];
+      flow::RankReducer& reducer = ranks_[x.dst].reducer;
       // Timed ahead, an arrival may pass one the events would have reduced first.
-      if (at < r.last_arrival_s || (at == r.last_arrival_s && (ahead || r.last_ahead))) throw AheadOfOrder{};
-      if (r.reducer_free_s > at) log_.waited(id, r.last, Waited::reducer);
-      done = std::max(at, r.reducer_free_s) + double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent);
-      r.reducer_free_s = done;
-      r.last_arrival_s = at;
-      r.last = id;
-      r.last_ahead = ahead;
+      if (!reducer.keeps_order(at, ahead)) throw AheadOfOrder{};
+      const double cost_s = double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent);
+      const flow::RankReducer::Reduced reduced = reducer.reduce(id, at, cost_s, ahead);
+      if (reduced.behind != kNoTransfer) log_.waited(id, reduced.behind, Waited::reducer);
+      done = reduced.done_s;
     }
     complete(id, x.dst, done);
   }
@@ -329,14 +317,13 @@ class FlowSimulation {
   // gamma x the core's rate: sim/cost_rule.hpp's reduction_flow), one at a time per rank in
   // order of arrival. It arrives now (no shortcut runs ahead with memory modelled).
   void reduce_in_memory(TransferId id, const TransferFacts& x) {
-    RankState& r = ranks_[x.dst];
-    if (r.reducer_busy) return reducer_queue_[x.dst].push_back({id, x});
+    MemoryReducer& r = memory_reducers_[x.dst];
+    if (r.busy) return r.waiting.push_back({id, x});
     start_reduction(id, x, now_);
   }
 
   void start_reduction(TransferId id, const TransferFacts& x, double now) {
-    RankState& r = ranks_[x.dst];
-    r.reducer_busy = true;
+    memory_reducers_[x.dst].busy = true;
     const ReductionFlow flow = reduction_flow_of(x);
     const std::uint32_t slot = channels_.open_reduction(id, x, t_.memory_of(x.dst), flow.cap_Bps);
     join_links(slot, flow.bytes, now);
@@ -353,13 +340,11 @@ class FlowSimulation {
     const TransferFacts x = f.facts;
     links_.carried(channels_.links(slot), reduction_flow_of(x).bytes);
     leave_links(slot, now);
-    RankState& r = ranks_[x.dst];
-    r.reducer_busy = false;
-    r.last = id;
-    std::deque<WaitingReduction>& queue = reducer_queue_[x.dst];
-    if (!queue.empty()) {
-      const WaitingReduction next = queue.front();
-      queue.pop_front();
+    MemoryReducer& r = memory_reducers_[x.dst];
+    r.busy = false;
+    if (!r.waiting.empty()) {
+      const WaitingReduction next = r.waiting.front();
+      r.waiting.pop_front();
       log_.waited(next.id, id, Waited::reducer);
       start_reduction(next.id, next.facts, now);
     }
@@ -376,7 +361,7 @@ class FlowSimulation {
       last_ = id;
     }
     ++completed_;
-    if (progress_ && (completed_ & progress_mask_) == 0) progress_(completed_);
+    if (options_.progress && (completed_ & progress_mask_) == 0) options_.progress(completed_, total_);
     for (const FlowDependencies::Ready& next : dependencies_->done(id, done)) {
       if (stream_) {
         become_ready(next.id, next.ready_s, {next.facts.src, next.facts.dst, next.facts.bytes, next.facts.op});
@@ -414,14 +399,12 @@ class FlowSimulation {
   TransferLog log_;
   std::optional<FlowDependencies> dependencies_;
   std::vector<TransferId> facts_deps_;  // scratch for the stream's answer
-  std::function<void(std::uint64_t)> progress_;
   std::uint64_t progress_mask_ = 0;
   FlowChannels channels_;  // flows, by slot, on their rank pairs' channels
   // Facts of the transfers waiting out their start-up on exclusive channels (read once).
   flow::SlotPool<TransferFacts> waiting_;
   std::vector<RankState> ranks_;
-  // Per rank, the reductions waiting for its reduction unit; empty without memory links.
-  std::vector<std::deque<WaitingReduction>> reducer_queue_;
+  std::vector<MemoryReducer> memory_reducers_;  // per rank; empty without memory links
   Rank first_reducer_;
   std::uint32_t slices_;  // the schedule's segments: a slice's reduction paces as its transfer's
   // Per link.
@@ -437,6 +420,25 @@ class FlowSimulation {
   FlowResult result_;
 };
 
+// The event simulation, with the partial shortcut where `options` allow it; where that gave
+// up, again with every flow as events. Progress every `every` completed transfers.
+template <class Source>
+FlowResult simulate_events(const Source& source, const Topology& topology, double gamma_s_per_byte,
+                           FlowOptions options, std::uint64_t every) {
+  try {
+    return FlowSimulation(source, topology, gamma_s_per_byte, options).run(every);
+  } catch (const AheadOfOrder&) {
+    if (options.on_fallback) options.on_fallback("the partial shortcut gave up: simulating every flow as events");
+    options.shortcut = false;
+    return FlowSimulation(source, topology, gamma_s_per_byte, options).run(every);
+  }
+}
+
+void check_size(std::uint64_t transfers) {
+  if (transfers > kIdMask)
+    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask, transfers));
+}
+
 }  // namespace
 
 FlowResult run_flow(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
@@ -444,9 +446,7 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (topology.ranks() < schedule.info().ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", schedule.info().ranks,
                             topology.ranks()));
-  if (schedule.size() > kIdMask)
-    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
-                            schedule.size()));
+  check_size(schedule.size());
   topology.check_reducers(schedule);
   // The shortcuts time transfers alone on their links; a rank's memory link is every one of
   // its transfers' and reductions': with memory modelled, every flow is an event.
@@ -455,48 +455,31 @@ FlowResult run_flow(const Schedule& schedule, const Topology& topology, double g
   if (run_options.shortcut)
     if (std::optional<FlowResult> result = run_flow_without_sharing(schedule, topology, gamma_s_per_byte, options))
       return std::move(*result);
-  std::function<void(std::uint64_t)> count;
-  if (options.progress) count = [&](std::uint64_t done) { options.progress(done, schedule.size()); };
-  try {
-    return FlowSimulation(schedule, topology, gamma_s_per_byte, run_options).run(count, kProgressEvery);
-  } catch (const AheadOfOrder&) {
-    FlowOptions events_only = options;
-    events_only.shortcut = false;
-    return FlowSimulation(schedule, topology, gamma_s_per_byte, events_only).run(count, kProgressEvery);
-  }
+  return simulate_events(schedule, topology, gamma_s_per_byte, run_options, kProgressEvery);
 }
 
 FlowResult run_flow(const TransferStream& stream, const Topology& topology, double gamma_s_per_byte,
-                    const std::function<void(const std::string&)>& progress, const Protocol& protocol) {
-  if (stream.size() > kIdMask)
-    throw Error(fmt::format("the flow engine handles at most {} transfers; this schedule has {}", kIdMask,
-                            stream.size()));
+                    const FlowOptions& options) {
+  check_size(stream.size());
   // A stream does not tell which of its transfers are halves of an exchange (a step's reverse
   // may come later in it) or reduce into sent data: such a network needs the schedule held.
   if (prices_transfer_context(topology))
     throw Error("a streamed schedule cannot be priced by exchange_factors or reduction_into_sent_factors: hold it "
                 "(--stream never)");
-  const auto count = [&](std::uint64_t id) {
-    if (progress) progress(fmt::format("{:.0f}% of {} transfers", 100.0 * double(id) / double(stream.size()), stream.size()));
-  };
-  std::string declined_because = "the ranks' memory is modelled";
-  if (!topology.models_memory())
-    if (std::optional<FlowResult> result =
-            run_stream_without_sharing(stream, topology, gamma_s_per_byte, protocol, count, &declined_because))
-      return std::move(*result);
-  if (progress) progress(fmt::format("{}: simulating events (the one-pass shortcut cannot time it)", declined_because));
-  try {
-    FlowOptions options;
-    options.protocol = protocol;
-    options.shortcut = !topology.models_memory();
-    return FlowSimulation(stream, topology, gamma_s_per_byte, options).run(count);
-  } catch (const AheadOfOrder&) {
-    if (progress) progress("the partial shortcut gave up: simulating every flow as events");
-    FlowOptions events_only;
-    events_only.shortcut = false;
-    events_only.protocol = protocol;
-    return FlowSimulation(stream, topology, gamma_s_per_byte, events_only).run(count);
+  FlowOptions run_options = options;
+  run_options.timeline = false;  // a stream keeps no per-transfer times
+  std::string declined_because = "the one-pass shortcut is off";
+  if (topology.models_memory()) {
+    run_options.shortcut = false;
+    declined_because = "the ranks' memory is modelled";
   }
+  if (run_options.shortcut)
+    if (std::optional<FlowResult> result =
+            run_stream_without_sharing(stream, topology, gamma_s_per_byte, options, &declined_because))
+      return std::move(*result);
+  if (options.on_fallback)
+    options.on_fallback(fmt::format("{}: simulating events (the one-pass shortcut cannot time it)", declined_because));
+  return simulate_events(stream, topology, gamma_s_per_byte, run_options, kStreamProgressEvery);
 }
 
 std::string link_name(const Network& network, LinkId link) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -15,6 +16,8 @@
 
 namespace collsim {
 
+// For a held schedule and a streamed one alike (sim/flow_engine.hpp); a stream keeps no
+// per-transfer times, so it has no timeline or critical path whatever these say.
 struct FlowOptions {
   // The run's protocol (sim/protocol.hpp), applied by the cost rule to every link.
   Protocol protocol;
@@ -27,11 +30,18 @@ struct FlowOptions {
   // Where no link can carry two rank pairs' flows, compute the same times in one pass
   // without events (sim/flow_shortcut.hpp). false: always simulate events (for tests).
   bool shortcut = true;
-  // Hears (transfers timed, of all) every kProgressEvery transfers, for a progress line; the
-  // count starts again at 0 when the one-pass shortcut gives up for the event simulation.
+  // Hears (transfers timed, of all) every kProgressEvery transfers of a held schedule, every
+  // kStreamProgressEvery of a stream (and as the one-pass shortcut begins one), for a progress
+  // line; the count starts again at 0 when a shortcut gives up for the event simulation.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  // Hears in words why a run turns to simulating events: the partial shortcut gave up, or (a
+  // stream) why the one-pass shortcut cannot time it. The run then takes longer.
+  std::function<void(const std::string& why)> on_fallback;
 };
 inline constexpr std::uint64_t kProgressEvery = std::uint64_t(1) << 16;
+// A stream runs to hundreds of millions of transfers (537 M: a ring on 16,384 ranks), so it
+// tells its progress more sparsely.
+inline constexpr std::uint64_t kStreamProgressEvery = std::uint64_t(1) << 24;
 
 struct LinkUsage {
   double bytes = 0;             // carried over the whole run

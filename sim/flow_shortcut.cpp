@@ -10,6 +10,7 @@
 #include "sim/cost_rule.hpp"
 #include "sim/flow_queue.hpp"
 #include "sim/flow_record.hpp"
+#include "sim/flow_rules.hpp"
 
 namespace collsim {
 namespace {
@@ -17,10 +18,8 @@ namespace {
 struct PairRoute {
   std::uint32_t begin = 0, length = 0;  // links in the pool
   RouteCostCache cost;                  // by the cost rule, at the last message size
-  TransferId last = kNoTransfer;        // its channel's latest transfer
-  double last_ready_s = 0, last_arrival_s = 0;
-  double bytes = 0, busy_s = 0;         // what its links carried
-  double fastest_Bps = 0;               // the highest rate one of its transfers drained at
+  flow::PairChannel channel;            // its transfers, each alone on the route
+  double last_ready_s = 0;              // of the channel's latest transfer
 };
 
 constexpr std::uint32_t kNoPair = ~0u;
@@ -48,12 +47,14 @@ class PairTable {
 
   // Each link carried only its owner's flows.
   void account(std::vector<LinkUsage>& links) const {
-    for (const PairRoute& p : pairs_)
+    for (const PairRoute& p : pairs_) {
+      const flow::PairChannel::Carried& carried = p.channel.carried();
       for (LinkId l : this->links(p)) {
-        links[l].bytes = p.bytes;
-        links[l].busy_s = p.busy_s;
-        if (p.bytes > 0) links[l].peak_utilization = utilization(l, p.fastest_Bps);
+        links[l].bytes = carried.bytes;
+        links[l].busy_s = carried.busy_s;
+        if (carried.bytes > 0) links[l].peak_utilization = utilization(l, carried.fastest_Bps);
       }
+    }
   }
 
  private:
@@ -84,8 +85,7 @@ struct PricedAs {
   bool into_sent = false;
 };
 
-// One transfer's times from its ready time: drain on its pair's channel, then reduce. False
-// when the list order could differ from the event simulation's order.
+// One transfer's times, from its ready time on.
 struct Timing {
   TransferTimes times;
   TransferId pred = kNoTransfer;  // set when it waited for its channel or reduction unit
@@ -95,25 +95,26 @@ struct Timing {
 class ListTimer {
  public:
   ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, const Protocol& protocol, double gamma)
-      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), slices_(slices), reducer_free_(ranks, 0.0), reducer_arrival_(ranks, -1.0),
-        reducer_last_(ranks, kNoTransfer) {}
+      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), slices_(slices), reducers_(ranks) {}
 
+  // Drains on its pair's channel, then reduces (sim/flow_rules.hpp). False when the list
+  // order could differ from the event simulation's order.
   bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, PricedAs priced, Timing& t) {
     t.times.start_s = t.times.arrival_s = t.times.ready_s;
     if (src != dst && !drain(id, src, dst, bytes, priced.exchange_half, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
-    if (!(t.times.arrival_s > reducer_arrival_[dst]))  // reductions must arrive in list order
+    // Every arrival is timed ahead of the events here, so only a strictly later one is sure.
+    flow::RankReducer& reducer = reducers_[dst];
+    if (!reducer.keeps_order(t.times.arrival_s, true))
       return decline("two reductions arrive at one rank out of list order");
-    if (reducer_free_[dst] > t.times.arrival_s) {
-      t.pred = reducer_last_[dst];
+    const double cost_s = double(bytes) * reduction_gamma(t_, gamma_, bytes, slices_, priced.into_sent);
+    const flow::RankReducer::Reduced reduced = reducer.reduce(id, t.times.arrival_s, cost_s, true);
+    if (reduced.behind != kNoTransfer) {
+      t.pred = reduced.behind;
       t.waited = Waited::reducer;
     }
-    t.times.done_s = std::max(t.times.arrival_s, reducer_free_[dst]) +
-                     double(bytes) * reduction_gamma(t_, gamma_, bytes, slices_, priced.into_sent);
-    reducer_free_[dst] = t.times.done_s;
-    reducer_arrival_[dst] = t.times.arrival_s;
-    reducer_last_[dst] = id;
+    t.times.done_s = reduced.done_s;
     return true;
   }
 
@@ -133,24 +134,20 @@ class ListTimer {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
+    // The events order a pair's transfers by time: list order is theirs only for strictly
+    // later ready times.
+    if (p.channel.last() != kNoTransfer && !(t.times.ready_s > p.last_ready_s))
+      return decline("two transfers of one rank pair are ready at the same instant");
     const RouteCost& cost = pairs_.cost(p, bytes, exchange_half);
-    t.times.start_s = t.times.ready_s + cost.startup_s;
-    if (p.last != kNoTransfer) {
-      if (!(t.times.ready_s > p.last_ready_s))  // the engine could order them otherwise
-        return decline("two transfers of one rank pair are ready at the same instant");
-      if (p.last_arrival_s > t.times.start_s) {
-        t.times.start_s = p.last_arrival_s;
-        t.pred = p.last;
-        t.waited = Waited::channel;
-      }
+    const flow::PairChannel::Drained drained =
+        p.channel.drain(id, t.times.ready_s + cost.startup_s, bytes, cost.bandwidth_Bps);
+    t.times.start_s = drained.start_s;
+    t.times.arrival_s = drained.arrival_s;
+    if (drained.behind != kNoTransfer) {
+      t.pred = drained.behind;
+      t.waited = Waited::channel;
     }
-    t.times.arrival_s = t.times.start_s + double(bytes) / cost.bandwidth_Bps;
-    p.fastest_Bps = std::max(p.fastest_Bps, cost.bandwidth_Bps);
-    p.last = id;
     p.last_ready_s = t.times.ready_s;
-    p.last_arrival_s = t.times.arrival_s;
-    p.bytes += double(bytes);
-    p.busy_s += t.times.arrival_s - t.times.start_s;
     return true;
   }
 
@@ -158,8 +155,7 @@ class ListTimer {
   const Topology& t_;
   double gamma_;
   std::uint32_t slices_;  // a slice's reduction paces as its transfer's (reduction_gamma)
-  std::vector<double> reducer_free_, reducer_arrival_;
-  std::vector<TransferId> reducer_last_;
+  std::vector<flow::RankReducer> reducers_;  // per rank
   std::uint32_t last_pair_ = kNoPair;
   std::string declined_because_;
 };
@@ -237,28 +233,28 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 
 // A stream: only a window of done times, as far back as a dependency reaches.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
-                                                    double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress,
+                                                    double gamma_s_per_byte, const FlowOptions& options,
                                                     std::string* declined_because) {
   const Rank ranks = stream.info().ranks;
   if (topology.ranks() < ranks)
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
-  ListTimer timer(topology, ranks, stream.info().segments, protocol, gamma_s_per_byte);
+  ListTimer timer(topology, ranks, stream.info().segments, options.protocol, gamma_s_per_byte);
   // Done times at id % window, as far back as a deciding dependency reaches (one that is not
   // deciding is done before one that is, so it never sets a ready time: a ring's allgather
   // waits on the reduce-scatter P^2 S transfers back, a window of 2 GB at 16,384 ranks, where
   // its deciding dependency is P S back). Reserved (address space only) and filled as ids
   // come, so memory is touched only as far as the stream gets.
-  const std::uint64_t window = std::min<std::uint64_t>(stream.max_deciding_distance() + 1, stream.size() + 1);
+  const std::uint64_t transfers = stream.size();  // asked once: a stream's size is a virtual call
+  const std::uint64_t window = std::min<std::uint64_t>(stream.max_deciding_distance() + 1, transfers + 1);
   std::vector<double> done;
   done.reserve(window);
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
-  result.protocol = protocol;
+  result.protocol = options.protocol;
   std::vector<TransferId> deps;
-  for (TransferId id = 0; id < stream.size(); ++id) {
+  for (TransferId id = 0; id < transfers; ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);
     Timing t;
     for (TransferId d : x.deps) t.times.ready_s = std::max(t.times.ready_s, done[d % window]);
@@ -271,7 +267,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     done[id % window] = t.times.done_s;
     finish_rank(result, x.src, x.dst, t.times);
     result.time_s = std::max(result.time_s, t.times.done_s);
-    if (progress && (id & 0xFFFFFF) == 0) progress(id);
+    if (options.progress && (id & (kStreamProgressEvery - 1)) == 0) options.progress(id, transfers);
   }
   result.links.assign(topology.network.link_count(), {});
   timer.pairs().account(result.links);

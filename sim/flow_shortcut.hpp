@@ -7,15 +7,15 @@
 // transfer then drains at its route's bottleneck bandwidth from start to end, and the flow
 // engine's times follow in list order:
 //   ready   = the latest done of its dependencies;
-//   start   = max(ready + alpha + latency, arrival of the pair's previous transfer);
+//   start   = ready + alpha + latency, or later behind its pair's previous transfer;
 //   arrival = start + bytes / bottleneck;
-//   done    = arrival, or after its reduction on the destination's unit.
-// The engine orders a pair's transfers by ready time and a rank's reductions by arrival; the
-// shortcut follows list order, so it checks that the two agree (strictly increasing) and
-// declines otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
+//   done    = arrival, or after its reduction on the destination's reducer
+// (the pair's in-order channel and the rank's reducer: sim/flow_rules.hpp). The engine
+// orders a pair's transfers by ready time and a rank's reductions by arrival; the shortcut
+// follows list order, so it checks that the two agree (strictly increasing) and declines
+// otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,10 +34,9 @@ std::optional<FlowResult> run_flow_without_sharing(const Schedule& schedule, con
 // keeping only a window of done times; no critical path or timeline. Nothing where flows
 // could share a link, or where the events could order two transfers otherwise than the list
 // (run_flow on the stream then simulates events; `declined_because`, when given, says which).
-// `progress` hears the transfer id every 16 M transfers.
+// Of the options it reads the protocol and the progress.
 std::optional<FlowResult> run_stream_without_sharing(const TransferStream& stream, const Topology& topology,
-                                                    double gamma_s_per_byte, const Protocol& protocol,
-                                                    const std::function<void(std::uint64_t)>& progress = {},
+                                                    double gamma_s_per_byte, const FlowOptions& options,
                                                     std::string* declined_because = nullptr);
 
 }  // namespace collsim

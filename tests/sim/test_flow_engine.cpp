@@ -290,7 +290,7 @@ TEST_CASE("a streamed ring gives the held ring's results without holding it") {
       r.ranks = ranks;
       r.bytes = (5 << 20) + 3;
       const FlowResult held = run_flow(generate_schedule("ring", r), *c.topology, 1e-10);
-      const FlowResult streamed = *run_stream_without_sharing(*stream_ring(r), *c.topology, 1e-10, simple_protocol());
+      const FlowResult streamed = *run_stream_without_sharing(*stream_ring(r), *c.topology, 1e-10, {});
       REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
       for (Rank k = 0; k < ranks; ++k) REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
       for (LinkId l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
@@ -300,16 +300,16 @@ TEST_CASE("a streamed ring gives the held ring's results without holding it") {
   ScheduleRequest r;
   r.ranks = 4;
   r.bytes = 1 << 20;
-  REQUIRE(run_stream_without_sharing(*stream_ring(r), *star.topology, 0, simple_protocol()));
+  REQUIRE(run_stream_without_sharing(*stream_ring(r), *star.topology, 0, {}));
   const ClusterConfig shared = cluster("{kind: star, endpoints: 4, link: l, backplane_Bps: 1.0e+9}", 4);
   std::string why;
-  REQUIRE(!run_stream_without_sharing(*stream_ring(r), *shared.topology, 0, simple_protocol(), {}, &why));
+  REQUIRE(!run_stream_without_sharing(*stream_ring(r), *shared.topology, 0, {}, &why));
   REQUIRE(why == "two rank pairs' routes share a link");
   // No link shared, but a pipelined step's slices are ready together on one pair: the events
   // decide their order, so the shortcut declines, and says why.
   r.segments = 3;
   why.clear();
-  REQUIRE(!run_stream_without_sharing(*stream_ring(r), *star.topology, 0, simple_protocol(), {}, &why));
+  REQUIRE(!run_stream_without_sharing(*stream_ring(r), *star.topology, 0, {}, &why));
   REQUIRE(why == "two transfers of one rank pair are ready at the same instant");
 }
 
@@ -332,12 +332,14 @@ TEST_CASE("a streamed ring whose flows share links equals the held event simulat
       r.ranks = ranks;
       r.bytes = (3 << 20) + 5;
       const auto stream = stream_ring(r);
-      REQUIRE(!run_stream_without_sharing(*stream, *c.topology, 1e-10, simple_protocol()));  // the events are needed
+      REQUIRE(!run_stream_without_sharing(*stream, *c.topology, 1e-10, {}));  // the events are needed
       FlowOptions events_only;
       events_only.shortcut = false;
       const FlowResult held = run_flow(generate_schedule("ring", r), *c.topology, 1e-10, events_only);
       std::vector<std::string> said;
-      const FlowResult streamed = run_flow(*stream, *c.topology, 1e-10, [&](const std::string& line) { said.push_back(line); });
+      FlowOptions hear;
+      hear.on_fallback = [&](const std::string& why) { said.push_back(why); };
+      const FlowResult streamed = run_flow(*stream, *c.topology, 1e-10, hear);
       REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
       for (Rank k = 0; k < ranks; ++k) REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
       for (LinkId l = 0; l < held.links.size(); ++l) {

@@ -103,7 +103,7 @@ TEST_CASE("a streamed ring with a protocol equals the held one") {
     FlowOptions options;
     options.protocol = p;
     INFO(p.name);
-    CHECK(run_flow(*stream_ring(r), *c.topology, 1e-11, {}, p).time_s ==
+    CHECK(run_flow(*stream_ring(r), *c.topology, 1e-11, options).time_s ==
           Approx(run_flow(generate_schedule("ring", r), *c.topology, 1e-11, options).time_s).epsilon(1e-12));
   }
 }

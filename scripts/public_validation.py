@@ -464,10 +464,12 @@ def svg_plot(title, subtitle, series):
            f'<text x="{left}" y="20" font-size="13" font-weight="bold">{escape(title)}</text>']
     for i, part in enumerate(subtitle.split("; ")):
         out.append(f'<text x="{left}" y="{37 + 14 * i}" fill="#555">{escape(part)}</text>')
-    for e in range(y0, y1 + 1):
-        yy = y(10.0 ** e)
+    # decades, and 2x and 5x between them where the plot spans few decades
+    marks = [m * 10.0 ** e for e in range(y0, y1 + 1) for m in ((1, 2, 5) if y1 - y0 <= 2 else (1,))]
+    for v in (v for v in marks if v <= 10.0 ** y1):
+        yy = y(v)
         out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + plot_w}" y2="{yy:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{10.0 ** e:g}</text>')
+        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{v:g}</text>')
     step = 3 if x1 - x0 <= 24 else 5
     for e in range(x0, x1 + 1):
         if (e - x0) % step and e != x1:

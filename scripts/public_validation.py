@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """scripts/public_validation.py COLLSIM [--csv FILE] [--out FILE] [--check]
 
-The public validation table: published nccl-tests figures, all_reduce_perf and a few of its
-siblings (validate/public/nccl_tests_published.csv, every row with its source) against what collsim
-predicts for the same system from its catalog-only preset with `--algo nccl`. Writes
-docs/validation-public.md; --check exits 1 when the file on disk differs from what it would
-write (the table is regenerated after predictions change, not patched by hand).
+The public validation table: published nccl-tests figures, whole size sweeps of all_reduce_perf and
+a few of its siblings (validate/public/nccl_tests_published.csv, every row with its source and the
+log its line was copied into, validate/public/logs/) against what collsim predicts for the same
+system from its catalog-only preset with `--algo nccl`. Writes docs/validation-public.md and one
+busbw-vs-size plot per system (docs/img/public/*.svg, beside --out); --check exits 1 when a file on
+disk differs from what it would write (the page is regenerated after predictions change, not
+patched by hand).
 
 Error is on time: predicted / measured - 1 (positive: collsim is slower than the machine).
-A row whose preset collsim does not have is listed as skipped, with why.
+A row whose preset collsim does not have is listed as skipped, with why. The sizes of one system,
+collective and rank count are predicted in one `collsim predict --bytes a,b,c` call.
 Exit codes: 0 written (or up to date), 1 --check found a difference, 2 bad input.
 """
 import argparse
 import csv
 import io
+import math
+import re
 import statistics
 import subprocess
 import sys
@@ -23,8 +28,15 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CSV = REPO / "validate" / "public" / "nccl_tests_published.csv"
 DEFAULT_OUT = REPO / "docs" / "validation-public.md"
 COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "collective", "bytes",
-           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note"]
-SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE"]
+           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note", "log"]
+# Every system type the CSV has a row of, in the order the page lists them (a single node with an
+# NVLink mesh and no switch, DGX-1 style, has no public whole curve yet: see the page's last section).
+SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE",
+                "multi-node EFA", "multi-node GPUDirect-TCPXO"]
+# Size classes: where NCCL's per-call and per-step costs dominate, the ramp, and the bandwidth regime.
+MIB = 2**20
+SIZE_CLASSES = [("<= 1 MiB", lambda b: b <= MIB), ("1-128 MiB", lambda b: MIB < b <= 128 * MIB),
+                (">= 256 MiB", lambda b: b > 128 * MIB)]
 PLACEMENTS = {"oop": "out-of-place", "ip": "in-place"}
 # nccl-tests' bus bandwidth factor per collective (docs/design.md section 3).
 BUS_FACTORS = {
@@ -34,8 +46,10 @@ BUS_FACTORS = {
     "broadcast": lambda p: 1.0,
     "reduce": lambda p: 1.0,
 }
-# a row giving both time and busbw must agree with itself: nccl-tests rounds to 2 decimals
+# a row giving both time and busbw must agree with itself: nccl-tests rounds busbw to 2 decimals
+# (so 0.005 GB/s either way, 0.00 for the smallest sizes) and time to 4 significant digits
 SELF_CONSISTENCY = 0.01
+BUSBW_ROUNDING = 0.005
 
 
 class BadInput(Exception):
@@ -65,10 +79,11 @@ def measured_time_us(row):
     return time_from_busbw(row, float(row["measured_busbw_GBps"]))
 
 
-def check_row(number, row):
-    """Raise BadInput naming the row and the field when the row cannot be used."""
+def check_row(number, row, base=None):
+    """Raise BadInput naming the row and the field when the row cannot be used; with base (the
+    CSV's folder), the row's log must be there and hold the figure the row gives."""
     where = f"row {number} ({row.get('id') or 'no id'})"
-    for field in ("id", "system", "preset", "source_url"):
+    for field in ("id", "system", "preset", "source_url", "log"):
         if not row[field]:
             raise BadInput(f"{where}: empty {field}; every row needs one")
     if row["system_type"] not in SYSTEM_TYPES:
@@ -89,13 +104,28 @@ def check_row(number, row):
         raise BadInput(f"{where}: nodes, gpus_per_node and bytes must be positive, and ranks at least 2")
     if time_us is None and busbw is None:
         raise BadInput(f"{where}: neither measured_time_us nor measured_busbw_GBps; give what the source prints")
-    if (time_us is not None and time_us <= 0) or (busbw is not None and busbw <= 0):
-        raise BadInput(f"{where}: measurements must be positive")
+    if (time_us is not None and time_us <= 0) or (busbw is not None and busbw < 0) or \
+            (time_us is None and busbw == 0):
+        raise BadInput(f"{where}: measurements must be positive (busbw may print 0.00 beside a time)")
     if time_us is not None and busbw is not None:
         implied = busbw_from_time(row, time_us)
-        if abs(implied / busbw - 1) > SELF_CONSISTENCY:
+        if abs(implied - busbw) > BUSBW_ROUNDING + SELF_CONSISTENCY * busbw:
             raise BadInput(f"{where}: time {time_us} us implies busbw {implied:.2f} GB/s, not {busbw}; "
                            "check the copied line")
+    if base is not None:
+        check_log(where, row, Path(base) / row["log"])
+
+
+def check_log(where, row, path):
+    """The row's log exists and one of its lines (not a # comment) holds the row's figure as printed:
+    its time, or its busbw where the source prints no time."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise BadInput(f"{where}: cannot read its log {row['log']}: {e.strerror}")
+    figure = row["measured_time_us"] or row["measured_busbw_GBps"]
+    if not any(figure in re.split(r"[\s|,]+", line) for line in lines if not line.startswith("#")):
+        raise BadInput(f"{where}: no line of {row['log']} gives {figure}; copy the line there")
 
 
 def read_rows(path):
@@ -111,7 +141,7 @@ def read_rows(path):
         raise BadInput(f"{path}: no data rows")
     seen = set()
     for number, row in enumerate(rows, start=2):
-        check_row(number, row)
+        check_row(number, row, Path(path).parent)
         if row["id"] in seen:
             raise BadInput(f"row {number}: id '{row['id']}' appears twice")
         seen.add(row["id"])
@@ -133,26 +163,37 @@ def presets(collsim):
     return set(run_collsim(collsim, ["topo", "--list"]).split())
 
 
-def predict(collsim, row):
-    """collsim's prediction for a row: the CSV line of `predict --algo nccl` as a dict."""
-    out = run_collsim(collsim, ["predict", "--preset", row["preset"], "--ranks", str(ranks(row)),
-                                "--collective", row["collective"], "--algo", "nccl",
-                                "--bytes", row["bytes"], "--format", "csv"])
-    lines = list(csv.DictReader(io.StringIO(out)))
-    if len(lines) != 1:
-        raise BadInput(f"{row['id']}: expected one prediction line from collsim, got {len(lines)}")
-    return lines[0]
+def curve_key(row):
+    return (row["preset"], ranks(row), row["collective"])
+
+
+def predict_curve(collsim, preset, nranks, collective, sizes):
+    """collsim's predictions for one system, rank count and collective at several sizes, in one call:
+    {bytes: the CSV line of `predict --algo nccl` as a dict}."""
+    out = run_collsim(collsim, ["predict", "--preset", preset, "--ranks", str(nranks),
+                                "--collective", collective, "--algo", "nccl",
+                                "--bytes", ",".join(str(b) for b in sizes), "--format", "csv"])
+    lines = {int(line["bytes"]): line for line in csv.DictReader(io.StringIO(out))}
+    missing = [b for b in sizes if b not in lines]
+    if missing:
+        raise BadInput(f"{preset}, {nranks} ranks, {collective}: collsim gave no prediction for {missing[0]} bytes")
+    return lines
 
 
 def evaluate(collsim, rows):
     """(points, skipped): every row predicted, or skipped with the reason."""
     known = presets(collsim)
+    curves = {}
+    for row in rows:
+        if row["preset"] in known:
+            curves.setdefault(curve_key(row), set()).add(int(row["bytes"]))
+    predictions = {key: predict_curve(collsim, *key, sorted(sizes)) for key, sizes in curves.items()}
     points, skipped = [], []
     for row in rows:
         if row["preset"] not in known:
             skipped.append((row, f"preset '{row['preset']}' is not in this collsim (`collsim topo --list`)"))
             continue
-        prediction = predict(collsim, row)
+        prediction = predictions[curve_key(row)][int(row["bytes"])]
         measured = measured_time_us(row)
         predicted = float(prediction["time_s"]) * 1e6
         points.append({"row": row, "measured_us": measured, "predicted_us": predicted,
@@ -178,11 +219,18 @@ def percent(x):
     return f"{x * 100:+.1f}%"
 
 
+def size_class(row):
+    return next(label for label, test in SIZE_CLASSES if test(int(row["bytes"])))
+
+
 def stats_line(label, points):
+    """| label | count | median |error| | worst |error| (id) | share too fast | median measured/predicted |"""
     errors = [abs(p["error"]) for p in points]
     worst = max(points, key=lambda p: abs(p["error"]))
+    fast = sum(p["error"] < 0 for p in points) / len(points)
+    ratio = statistics.median(p["measured_us"] / p["predicted_us"] for p in points)
     return (f"| {label} | {len(points)} | {statistics.median(errors) * 100:.1f}% | "
-            f"{max(errors) * 100:.1f}% ({worst['row']['id']}) |")
+            f"{max(errors) * 100:.1f}% ({worst['row']['id']}) | {fast * 100:.0f}% | {ratio:.2f}x |")
 
 
 def table(points):
@@ -199,19 +247,64 @@ def table(points):
     return out
 
 
+STATS_HEAD = ["| points | count | median \\|error\\| | worst \\|error\\| (id) | collsim too fast | "
+              "median measured / predicted time |",
+              "|---|---:|---:|---|---:|---:|"]
+
+
 def summary(points):
-    """All points, then by system type, then (where more than one is published) by collective."""
-    out = ["| points | count | median \\|error\\| | worst \\|error\\| (id) |", "|---|---:|---:|---|",
-           stats_line("all", points)]
+    """All points, by size class, by system type, then (where more than one is published) by collective."""
+    out = ["### By size class", ""] + STATS_HEAD + [stats_line("all", points)]
+    for label, _ in SIZE_CLASSES:
+        group = [p for p in points if size_class(p["row"]) == label]
+        if group:
+            out.append(stats_line(label, group))
+    out += ["", "### By system type", ""] + STATS_HEAD
     for kind in SYSTEM_TYPES:
         group = [p for p in points if p["row"]["system_type"] == kind]
         if group:
             out.append(stats_line(kind, group))
+    out += ["", "### By system type and size class", "",
+            "Median \\|error\\| (share of points where collsim is too fast, count).", "",
+            "| system type | " + " | ".join(label for label, _ in SIZE_CLASSES) + " |",
+            "|---|" + "---:|" * len(SIZE_CLASSES)]
+    for kind in SYSTEM_TYPES:
+        cells = []
+        for label, _ in SIZE_CLASSES:
+            group = [p for p in points if p["row"]["system_type"] == kind and size_class(p["row"]) == label]
+            if not group:
+                cells.append("-")
+                continue
+            median = statistics.median(abs(p["error"]) for p in group)
+            fast = sum(p["error"] < 0 for p in group) / len(group)
+            cells.append(f"{median * 100:.1f}% ({fast * 100:.0f}% fast, {len(group)})")
+        if any(c != "-" for c in cells):
+            out.append(f"| {kind} | " + " | ".join(cells) + " |")
     collectives = [c for c in BUS_FACTORS if any(p["row"]["collective"] == c for p in points)]
     if len(collectives) > 1:
+        out += ["", "### By collective", ""] + STATS_HEAD
         for collective in collectives:
             out.append(stats_line(collective, [p for p in points if p["row"]["collective"] == collective]))
     return out
+
+
+def before_summary(points):
+    """The page's opening figures: per size class, how far off and which way."""
+    parts = []
+    for label, _ in SIZE_CLASSES:
+        group = [p for p in points if size_class(p["row"]) == label]
+        if not group:
+            continue
+        median = statistics.median(abs(p["error"]) for p in group)
+        fast = sum(p["error"] < 0 for p in group) / len(group)
+        ratio = statistics.median(p["measured_us"] / p["predicted_us"] for p in group)
+        parts.append(f"{label}: median |error| {median * 100:.0f}%, collsim too fast on {fast * 100:.0f}% "
+                     f"of {len(group)} points (median measured/predicted time {ratio:.2f}x)")
+    kinds = sorted({p["row"]["system_type"] for p in points}, key=SYSTEM_TYPES.index)
+    return (f"**As of this build** ({len(points)} published points on {len(kinds)} system types, "
+            f"{len({p['row']['source_url'] for p in points})} sources): " + "; ".join(parts) + ". "
+            "The small and middle sizes are where collsim lacks NCCL's runtime costs (kernel launch, "
+            "per-step handshakes, protocol choice); this page, committed before that model, is its \"before\".")
 
 
 def skipped_list(skipped):
@@ -229,23 +322,28 @@ def limits(points):
             for p in worst]
 
 
-INTRO = """# Public validation: collsim against published nccl-tests figures
+INTRO_TITLE = "# Public validation: collsim against published nccl-tests figures"
 
-Every point below is an nccl-tests figure someone published (a vendor page, a cloud's
-tutorial, a GitHub issue or README), `all_reduce_perf` and, where the page that gives one also
-gives them, `broadcast_perf`, `reduce_perf` and `all_gather_perf`, next to what `collsim
-predict --algo nccl` says for the same collective and size on the preset that describes that
-system. The presets and the link catalog come from
-datasheets and point-to-point microbenchmarks only (`configs/README.md`); no number in them was
-fitted to an allreduce measurement, these included. The error is on time, predicted / measured
-- 1: negative means collsim is faster than the machine was.
+INTRO = """Every point below is an nccl-tests figure someone published (a vendor page, a cloud's
+tutorial or benchmark repository, a GitHub issue or README), whole size sweeps of
+`all_reduce_perf` where the source has one and, where the same page gives them, `broadcast_perf`,
+`reduce_perf` and `all_gather_perf`, next to what `collsim predict --algo nccl` says for the same
+collective, size and rank count on the preset that describes that system. The presets and the link
+catalog come from datasheets and point-to-point microbenchmarks only (`configs/README.md`); no
+number in them was fitted to an allreduce measurement, these included. The error is on time,
+predicted / measured - 1: negative means collsim is faster than the machine was ("too fast").
 
-The data, with the line each figure was copied from, is `validate/public/nccl_tests_published.csv`;
-this page is written by `python3 scripts/public_validation.py build/bin/collsim` and is not edited
-by hand (`--check` tells whether it is up to date with the build). A row whose time the source does
-not print (vendor tables give bus bandwidth only) has its time derived from busbw with nccl-tests'
-factor (2(P-1)/P for allreduce). "collsim ran" is the algorithm and protocol `--algo nccl` chose (`runs` and
-`protocol` in its CSV).
+The data is `validate/public/nccl_tests_published.csv`, one row per published line; each row names
+its source (a permalink where it is on GitHub) and the file under `validate/public/logs/` that holds
+the lines copied verbatim from it, with the source, the date it was seen, the system, NCCL's version
+and which column was used. This page and its plots (`docs/img/public/`) are written by
+`python3 scripts/public_validation.py build/bin/collsim` and are not edited by hand (`--check` tells
+whether they are up to date with the build). A row whose time the source does not print (vendor
+tables and summaries give bus bandwidth only) has its time derived from busbw with nccl-tests'
+factor (2(P-1)/P for allreduce, (P-1)/P for allgather, 1 for broadcast and reduce); where busbw
+is printed with two decimals below 1 GB/s, that time carries the rounding (up to 12%). "collsim
+ran" is the algorithm and protocol `--algo nccl` chose (`runs` and `protocol` in its CSV). Size
+classes: up to 1 MiB, above 1 MiB up to 128 MiB, and 256 MiB and more.
 """
 
 LIMITS_INTRO = """## What limits the worst points
@@ -255,6 +353,19 @@ The three largest errors:
 
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
+- **Every size below 128 MiB, on every system: NCCL's runtime costs.** collsim prices a call
+  as its schedule's transfers, each paying the catalog's per-message alpha (2 us on NVLink,
+  InfiniBand and RoCE); it has no kernel launch, no per-call host work, no per-step handshake
+  of NCCL's protocols. The published curves flatten into a floor at the smallest sizes (about
+  13 us on one DGX H100, 12 us on the PCIe pair, 120 us on two A3 Mega nodes over TCPXO) that
+  collsim does not have, so it is too fast there by the largest factors; the next model to
+  build is that runtime, and these curves are its "before".
+- **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
+  `gcp-a3mega-tcpxo` take their NICs' rates from AWS's and Google's instance pages (and EFA's
+  efficiency from a published two-node libfabric measurement), but their per-message start-up
+  and per-hop latency are labelled assumptions (the catalog's RoCE figures): no point-to-point
+  latency of either transport was found. Their large sizes test the rates; their small and
+  middle sizes mostly the missing runtime costs and these assumptions.
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
@@ -299,12 +410,153 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
 """
 
 
-def render(points, skipped):
-    lines = [INTRO, "## The points", ""] + table(points)
-    lines += ["", "## Errors", ""] + summary(points)
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+PLOT_MIN_POINTS = 3
+
+
+def plot_key(row):
+    """The system a plot shows: the log's name, with the node count where one log has several."""
+    return (Path(row["log"]).stem, int(row["nodes"]))
+
+
+def plot_names(points):
+    """{plot key: file stem}: one plot per system with at least PLOT_MIN_POINTS points."""
+    counts = {}
+    for p in points:
+        counts[plot_key(p["row"])] = counts.get(plot_key(p["row"]), 0) + 1
+    names = {}
+    for (stem, nodes), count in counts.items():
+        if count < PLOT_MIN_POINTS:
+            continue
+        several = len({n for (s, n) in counts if s == stem}) > 1
+        names[(stem, nodes)] = f"{stem}-{nodes}n" if several else stem
+    return names
+
+
+def size_label(n):
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if n >= scale:
+            return f"{n / scale:g}{unit}"
+    return f"{n}"
+
+
+def svg_plot(title, subtitle, series):
+    """A plain SVG: busbw (log) against size (log), each series' measured points as dots and its
+    predicted curve as a line. series: [(label, [(bytes, measured busbw, predicted busbw)])]."""
+    width, height, left, right, top, bottom = 760, 460, 70, 190, 70, 50
+    sizes = [b for _, pts in series for b, _, _ in pts]
+    values = [v for _, pts in series for _, m, q in pts for v in (m, q) if v > 0]
+    x0, x1 = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
+    x1 = max(x1, x0 + 1)
+    y0, y1 = math.floor(math.log10(min(values) * 0.9)), math.ceil(math.log10(max(values) / 0.9))
+    y1 = max(y1, y0 + 1)
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def x(b):
+        return left + (math.log2(b) - x0) / (x1 - x0) * plot_w
+
+    def y(v):
+        return top + (y1 - math.log10(v)) / (y1 - y0) * plot_h
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="20" font-size="13" font-weight="bold">{escape(title)}</text>']
+    for i, part in enumerate(subtitle.split("; ")):
+        out.append(f'<text x="{left}" y="{37 + 14 * i}" fill="#555">{escape(part)}</text>')
+    # decades, and 2x and 5x between them where the plot spans few decades
+    marks = [m * 10.0 ** e for e in range(y0, y1 + 1) for m in ((1, 2, 5) if y1 - y0 <= 2 else (1,))]
+    for v in (v for v in marks if v <= 10.0 ** y1):
+        yy = y(v)
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + plot_w}" y2="{yy:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{v:g}</text>')
+    step = 3 if x1 - x0 <= 24 else 5
+    for e in range(x0, x1 + 1):
+        if (e - x0) % step and e != x1:
+            continue
+        xx = x(2 ** e)
+        out.append(f'<line x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{top + plot_h}" stroke="#eee"/>')
+        out.append(f'<text x="{xx:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{size_label(2 ** e)}</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/>')
+    out.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 10}" text-anchor="middle">size (bytes)</text>')
+    out.append(f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle">'
+               'busbw (GB/s)</text>')
+    for i, (label, pts) in enumerate(series):
+        color = COLORS[i % len(COLORS)]
+        line = " ".join(f"{x(b):.1f},{y(q):.1f}" for b, _, q in pts if q > 0)
+        out.append(f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="1.5"/>')
+        for b, m, _ in pts:
+            if m > 0:
+                out.append(f'<circle cx="{x(b):.1f}" cy="{y(m):.1f}" r="3" fill="{color}"/>')
+        ly = top + 10 + 34 * i
+        lx = left + plot_w + 12
+        out.append(f'<circle cx="{lx + 6}" cy="{ly}" r="3" fill="{color}"/>')
+        out.append(f'<text x="{lx + 16}" y="{ly + 4}">{escape(label)} measured</text>')
+        out.append(f'<line x1="{lx}" y1="{ly + 16}" x2="{lx + 12}" y2="{ly + 16}" stroke="{color}" stroke-width="1.5"/>')
+        out.append(f'<text x="{lx + 16}" y="{ly + 20}">{escape(label)} collsim</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def plots(points):
+    """{file stem: (svg text, caption)}: one per system, a series per collective."""
+    names = plot_names(points)
+    out = {}
+    for key, name in sorted(names.items()):
+        group = [p for p in points if plot_key(p["row"]) == key]
+        first = group[0]["row"]
+        series = []
+        for collective in BUS_FACTORS:
+            pts = sorted((int(p["row"]["bytes"]), busbw_from_time(p["row"], p["measured_us"]),
+                          busbw_from_time(p["row"], p["predicted_us"]))
+                         for p in group if p["row"]["collective"] == collective)
+            if pts:
+                series.append((collective, pts))
+        subtitle = (f"{first['system_type']}, {ranks(first)} ranks, preset {first['preset']}, "
+                    f"{PLACEMENTS[first['placement']]}; dots: published (validate/public/{first['log']}), "
+                    "lines: collsim predict --algo nccl")
+        caption = f"{first['system']} ({first['system_type']}, {ranks(first)} ranks; preset `{first['preset']}`)"
+        out[name] = (svg_plot(first["system"], subtitle, series), caption)
+    return out
+
+
+def plot_section(figures, img_rel):
+    lines = ["Measured busbw (dots) and collsim's prediction (line) against size, one plot per system "
+             f"with at least {PLOT_MIN_POINTS} points; both axes are logarithmic. busbw is nccl-tests' "
+             "(the time converted with the collective's factor), so a dot below its line is a point "
+             "where collsim is too fast.", ""]
+    for name, (_, caption) in figures.items():
+        lines += [f"- {caption}: ![{name}]({img_rel}/{name}.svg)"]
+    return lines
+
+
+NOT_FOUND = """## What has no public whole curve here
+
+- **A single node with an NVLink mesh and no switch** (DGX-1 V100's hybrid cube-mesh, 4-GPU boards
+  with NVLink between every pair): the logs found (NVIDIA/nccl-tests issue 68: 4 V100 on NVLink, 8 B
+  to 1 GiB; issues of NVIDIA/nccl on DGX-1) are in issue threads whose text could not be read whole
+  from the stored copies; no repository file or page with such a sweep was found. The preset
+  `dgx1-v100` is ready for one.
+- **Whole curves on InfiniBand and RoCE clusters**: the published multi-node InfiniBand and RoCE
+  logs found start at 1 GiB (OCI, Nebius) or give one size; the small and middle sizes there are
+  only from the cloud transports (EFA from 32 MiB, TCPXO from 8 B).
+- **GPUDirect-TCPX (A3 High)**, reduce-scatter and multi-node sweeps of the other collectives: none
+  found with a source that names the system.
+"""
+
+
+def render(points, skipped, img_rel="img/public"):
+    lines = [INTRO_TITLE, "", before_summary(points), "", INTRO, "## Errors", ""] + summary(points)
+    lines += ["", "## Curves", ""] + plot_section(plots(points), img_rel)
+    lines += ["", "## The points", ""] + table(points)
     lines += ["", "## Rows not predicted", ""] + skipped_list(skipped)
     if points:
         lines += ["", LIMITS_INTRO] + limits(points) + ["", KNOWN_LIMITS.rstrip()]
+    lines += ["", NOT_FOUND.rstrip()]
     return "\n".join(lines) + "\n"
 
 
@@ -327,18 +579,28 @@ def main(argv):
     except BadInput as e:
         print(f"public_validation: {e}", file=sys.stderr)
         return 2
-    text = render(points, skipped)
     out = Path(args.out)
+    img_dir = out.parent / "img" / "public"
+    text = render(points, skipped, "img/public")
+    figures = {img_dir / f"{name}.svg": svg for name, (svg, _) in plots(points).items()}
     if args.check:
-        current = out.read_text() if out.exists() else ""
-        if current != text:
-            print(f"public_validation: {out} is not what this build writes; run without --check", file=sys.stderr)
+        stale = [path for path, body in [(out, text)] + list(figures.items())
+                 if not path.exists() or path.read_text() != body]
+        stale += sorted(set(img_dir.glob("*.svg")) - set(figures)) if img_dir.exists() else []
+        if stale:
+            print(f"public_validation: {stale[0]} is not what this build writes; run without --check", file=sys.stderr)
             return 1
         return 0
     out.write_text(text)
+    img_dir.mkdir(parents=True, exist_ok=True)
+    for old in set(img_dir.glob("*.svg")) - set(figures):
+        old.unlink()
+    for path, body in figures.items():
+        path.write_text(body)
     errors = [abs(p["error"]) for p in points]
     print(f"{len(points)} points, {len(skipped)} skipped: median |error| "
-          f"{statistics.median(errors) * 100:.1f}%, worst {max(errors) * 100:.1f}%; wrote {out}")
+          f"{statistics.median(errors) * 100:.1f}%, worst {max(errors) * 100:.1f}%; wrote {out} "
+          f"and {len(figures)} plots in {img_dir}")
     for row, why in skipped:
         print(f"skipped {row['id']}: {why}")
     return 0

@@ -3,13 +3,17 @@
 turns them into docs/validation-public.md.
 
 1. validate/public/nccl_tests_published.csv parses: every row has an https source, a positive
-   measurement, a time and busbw that agree where both are given, and the rows cover the four
-   system types (single and multi node, NVSwitch and PCIe, InfiniBand and RoCE).
+   measurement, a time and busbw that agree where both are given, a log under validate/public/
+   that holds its figure, and the rows cover every system type the script lists (single and
+   multi node; NVSwitch, PCIe, InfiniBand, RoCE, EFA, TCPXO), whole sweeps included (at least
+   150 points, each size class on several types).
 2. scripts/public_validation.py refuses a malformed CSV with exit 2 and one line naming the row.
-3. With a stand-in collsim that answers every prediction with 1 ms, the script writes each
-   row's error as 1 ms / measured - 1, lists the rows whose preset it lacks as skipped, and
-   --check exits 0 on what it wrote and 1 once the file differs; the table names each row's
-   collective, and the summary counts each collective apart when more than one is published.
+3. With a stand-in collsim that answers every prediction with 1 ms (and records each call), the
+   script writes each row's error as 1 ms / measured - 1, lists the rows whose preset it lacks as
+   skipped, predicts each system's sizes in one call, writes the size-class summary and one SVG
+   per system, and --check exits 0 on what it wrote and 1 once the page or a plot differs; the
+   table names each row's collective, and the summary counts each collective apart when more
+   than one is published.
 The real predictions are not checked here: they change as the model does, and the lead
 regenerates the page after merging.
 """
@@ -30,11 +34,14 @@ args = sys.argv[1:]
 if args[:2] == ["topo", "--list"]:
     print("\\n".join(%r))
 elif args[:1] == ["predict"]:
-    b = args[args.index("--bytes") + 1]
+    sizes = args[args.index("--bytes") + 1].split(",")
     p = args[args.index("--ranks") + 1]
+    with open(__file__ + ".calls", "a") as log:
+        log.write(" ".join(args) + "\\n")
     print("collective,algorithm,ranks,bytes,engine,placement,segments,protocol,transfers,time_s,"
           "algbw_GBps,busbw_GBps,lower_bound_s,closed_form_s,analytic_s,winner,runs")
-    print(f"allreduce,nccl,{p},{b},flow,linear,1,simple,1,0.001,1,1,0.001,,0.001,1,ring")
+    for b in sizes:
+        print(f"allreduce,nccl,{p},{b},flow,linear,1,simple,1,0.001,1,1,0.001,,0.001,1,ring")
 else:
     sys.exit("stand-in collsim: unexpected " + " ".join(args))
 """ % STAND_IN_PRESETS
@@ -76,7 +83,12 @@ def test_data(pv):
     check(all(r["source_url"].startswith("https://") for r in rows), "every row has an https source")
     check(all(measured_us(r) > 0 for r in rows), "every row has a positive measurement")
     kinds = {r["system_type"] for r in rows}
-    check(kinds == set(pv.SYSTEM_TYPES), f"rows cover all four system types ({sorted(kinds)})")
+    check(kinds == set(pv.SYSTEM_TYPES), f"rows cover every system type the script lists ({sorted(kinds)})")
+    check(len(rows) >= 150, f"at least 150 published points ({len(rows)})")
+    for label, _ in pv.SIZE_CLASSES:
+        types = {r["system_type"] for r in rows if pv.size_class(r) == label}
+        check(len(types) >= 2, f"size class {label} has points on several system types ({sorted(types)})")
+    check(all((DATA.parent / r["log"]).is_file() for r in rows), "every row's log is in validate/public/")
     return rows
 
 
@@ -88,6 +100,7 @@ def test_malformed(tmp):
         "negative busbw": dict(first, measured_busbw_GBps="-1", measured_time_us=""),
         "time and busbw disagree": dict(first, measured_busbw_GBps="500"),
         "unknown system type": dict(first, system_type="carrier pigeon"),
+        "no log": dict(first, log=""),
     }
     for name, row in cases.items():
         path = tmp / "bad.csv"
@@ -99,6 +112,25 @@ def test_malformed(tmp):
         message = done.stderr.strip().splitlines()
         check(done.returncode == 2 and len(message) == 1 and "row 2" in message[0],
               f"{name}: exit 2 with one line naming row 2 ({done.returncode}: {message})")
+
+
+def test_log_figure(tmp):
+    """A row whose figure no line of its log holds is refused (the CSV sits beside the real logs)."""
+    header, *lines = DATA.read_text().splitlines()
+    first = next(csv.DictReader([header, lines[0]]))
+    path = DATA.parent / "bad-public-validation-test.csv"
+    try:
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=header.split(","))
+            writer.writeheader()
+            time_us = float(first["measured_time_us"]) * 1.001
+            writer.writerow(dict(first, measured_time_us=f"{time_us:.4f}"))
+        done = run("/bin/false", "--csv", path, "--out", tmp / "bad.md")
+    finally:
+        path.unlink()
+    message = done.stderr.strip().splitlines()
+    check(done.returncode == 2 and len(message) == 1 and "row 2" in message[0] and first["log"] in message[0],
+          f"a figure that its log does not hold: exit 2 naming row 2 and the log ({done.returncode}: {message})")
 
 
 def test_report(pv, rows, tmp):
@@ -122,7 +154,19 @@ def test_report(pv, rows, tmp):
     for collective in sorted(collectives) if len(collectives) > 1 else []:
         count = sum(r["collective"] == collective for r in predicted)
         check(f"| {collective} | {count} |" in text, f"summary: {count} {collective} point(s)")
+    calls = Path(str(collsim) + ".calls").read_text().splitlines()
+    curves = {(r["preset"], pv.ranks(r), r["collective"]) for r in rows if r["preset"] in STAND_IN_PRESETS}
+    check(len(calls) == len(curves), f"one predict call per system, rank count and collective ({len(calls)} for {len(curves)})")
+    for label, _ in pv.SIZE_CLASSES:
+        check(f"| {label} | " in text, f"summary: a line for size class {label}")
+    svgs = sorted((tmp / "img" / "public").glob("*.svg"))
+    check(len(svgs) >= 3 and all(s.read_text().startswith("<svg") for s in svgs),
+          f"one SVG per system with enough points ({len(svgs)})")
+    check(all(f"img/public/{s.name}" in text for s in svgs), "the page shows every plot")
     check(run(collsim, "--out", out, "--check").returncode == 0, "--check: 0 on the file just written")
+    svgs[0].write_text(svgs[0].read_text().replace("busbw", "bandwidth"))
+    check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once a plot differs")
+    run(collsim, "--out", out)
     out.write_text(text.replace("| all |", "| every |"))
     check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once the file differs")
 
@@ -132,6 +176,7 @@ def main():
     rows = test_data(pv)
     with tempfile.TemporaryDirectory() as tmp:
         test_malformed(Path(tmp))
+        test_log_figure(Path(tmp))
         test_report(pv, rows, Path(tmp))
     print(f"{len(failures)} failed")
     return 1 if failures else 0

@@ -30,15 +30,15 @@ struct Resource {
 // many times), each message costed by the rule at its size (and as half of an exchange or not).
 class RoutedPairs {
  public:
-  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  RoutedPairs(const Topology& topology, std::uint32_t slices, const Protocol& protocol)
-      : topology_(topology), slices_(slices), protocol_(protocol) {}
+  // `segments`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  RoutedPairs(const Topology& topology, std::uint32_t segments, const Protocol& protocol)
+      : topology_(topology), segments_(segments), protocol_(protocol) {}
 
   LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes, bool exchange_half) {
     auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
     Pair& p = it->second;
     if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes, slices_, protocol_, exchange_half).as_link_cost();
+    return p.cost.at(topology_.network, p.route, bytes, segments_, protocol_, exchange_half).as_link_cost();
   }
 
  private:
@@ -47,7 +47,7 @@ class RoutedPairs {
     RouteCostCache cost;
   };
   const Topology& topology_;
-  std::uint32_t slices_;
+  std::uint32_t segments_;
   const Protocol& protocol_;
   std::unordered_map<std::uint64_t, Pair> pairs_;
 };

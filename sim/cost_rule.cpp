@@ -22,9 +22,9 @@ double payload_of(const Link& link, const Protocol& protocol) {
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                         std::uint32_t slices, const Protocol& protocol, bool exchange_half) {
+                         std::uint32_t segments, const Protocol& protocol, bool exchange_half) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
-  const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(slices, 1);
+  const std::uint64_t transfer_bytes = bytes * std::max<std::uint32_t>(segments, 1);
   for (LinkId l : route) {
     const Link& link = network.link(l);
     const LinkClass& c = network.link_class(link.link_class);
@@ -48,9 +48,9 @@ std::span<const LinkId> route_of(const Topology& topology, Rank src, Rank dst) {
 
 }  // namespace
 
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t segments,
                      const Protocol& protocol, bool exchange_half) {
-  return corrected_cost(network, route, bytes, slices, protocol, exchange_half);
+  return corrected_cost(network, route, bytes, segments, protocol, exchange_half);
 }
 
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
@@ -73,9 +73,9 @@ ReductionFlow reduction_flow(const Topology& topology, double gamma_s_per_byte, 
   return {core_bytes > 0 ? std::max(1.0, std::round(core_bytes)) : 0.0, core_Bps};
 }
 
-double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t slices,
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t segments,
                        bool into_sent) {
-  const std::uint64_t n = std::max<std::uint32_t>(slices, 1);
+  const std::uint64_t n = std::max<std::uint32_t>(segments, 1);
   const std::uint64_t whole = bytes > kLargeMessage / n ? kLargeMessage : bytes * n;
   return gamma_s_per_byte * topology.reduction_factor_at(whole, into_sent);
 }

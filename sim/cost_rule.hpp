@@ -65,10 +65,10 @@ struct RouteCost {
   LinkCost as_link_cost() const { return {startup_s, bandwidth_Bps == kNoBottleneck_Bps ? 0.0 : 1.0 / bandwidth_Bps}; }
 };
 
-// A message of `bytes` alone on `route` (the links it crosses, in order), one of `slices`
+// A message of `bytes` alone on `route` (the links it crosses, in order), one of the `segments`
 // slices of a pipelined transfer (1: a message on its own), sent with `protocol`;
 // `exchange_half`: one half of an exchange (exchange_factors where its classes have them).
-RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t slices,
+RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t segments,
                      const Protocol& protocol, bool exchange_half = false);
 
 // What `link` offers the flows that share it, in data bytes/s under `protocol`.
@@ -78,14 +78,14 @@ double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& 
 // sends one size (a ring's chunks), so the engines keep one of these per pair and ask the rule
 // again only when the size changes: the rule stays a function of the size without costing
 // the engines' speed.
-// The slice count is one per run (a schedule's segments), so it is not part of the key.
-// The protocol, like the slices, is one per run.
+// The segment count is one per run (the schedule's), so it is not part of the key.
+// The protocol, like the segments, is one per run.
 class RouteCostCache {
  public:
   const RouteCost& at(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
-                      std::uint32_t slices, const Protocol& protocol, bool exchange_half = false) {
+                      std::uint32_t segments, const Protocol& protocol, bool exchange_half = false) {
     if (!valid_ || bytes != bytes_ || exchange_half != exchange_half_) {
-      cost_ = route_cost(network, route, bytes, slices, protocol, exchange_half);
+      cost_ = route_cost(network, route, bytes, segments, protocol, exchange_half);
       bytes_ = bytes;
       exchange_half_ = exchange_half;
       valid_ = true;
@@ -121,15 +121,15 @@ struct ReductionFlow {
 };
 ReductionFlow reduction_flow(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes);
 
-// The reduction unit's seconds per byte for a reduction of `bytes`, one of `slices` slices of
+// The reduction unit's seconds per byte for a reduction of `bytes`, one of the `segments` slices of
 // a pipelined transfer (1: a transfer on its own): gamma times the cluster's reduction factor
-// at the transfer's size, slices x bytes (Topology::reduction_factors; 1 without them). As a
+// at the transfer's size, segments x bytes (Topology::reduction_factors; 1 without them). As a
 // slice streams in the regime of its whole transfer, so does its reduction: a 1 MiB slice of
 // a 16 MiB tree is reduced from memory, not from the caches a lone 1 MiB reduction stays in
 // (validate/README.md has a node's figures).
 // `into_sent`: a reduction into data its rank has just sent (collectives/transfer_context.hpp),
 // which takes reduction_into_sent_factors where the cluster has them.
-double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t slices,
+double reduction_gamma(const Topology& topology, double gamma_s_per_byte, std::uint64_t bytes, std::uint32_t segments,
                        bool into_sent = false);
 
 // Seconds per byte a reduction of `bytes` on `rank` takes alone: reduction_gamma, or with the

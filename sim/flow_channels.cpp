@@ -15,7 +15,7 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
     f.route_begin = channels_[channel].route_begin;
     f.route_length = channels_[channel].route_length;
     const RouteCost& cost =
-        channels_[channel].cost.at(topology_.network, links(slot), bytes, slices_, protocol_, x.exchange_half);
+        channels_[channel].cost.at(topology_.network, links(slot), bytes, segments_, protocol_, x.exchange_half);
     f.alone_Bps = cost.bandwidth_Bps;
     return {slot, cost.startup_s};
   }
@@ -23,7 +23,7 @@ FlowChannels::Opened FlowChannels::open(TransferId id, const TransferFacts& x) {
   topology_.route(src, dst, id, own_route_[slot]);
   f.route_begin = 0;
   f.route_length = std::uint32_t(own_route_[slot].size());
-  const RouteCost cost = route_cost(topology_.network, links(slot), bytes, slices_, protocol_, x.exchange_half);
+  const RouteCost cost = route_cost(topology_.network, links(slot), bytes, segments_, protocol_, x.exchange_half);
   f.alone_Bps = cost.bandwidth_Bps;
   return {slot, cost.startup_s};
 }

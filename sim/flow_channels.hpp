@@ -89,12 +89,12 @@ using DrainingFlows = SlotPool<Drain>;
 
 class FlowChannels {
  public:
-  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  // `segments`: the schedule's segments, for the cost rule (a slice streams with its transfer).
   // `exclusive`: tell exclusive channels apart (otherwise every channel is shared).
   // `protocol`: the run's (sim/protocol.hpp), for the cost rule.
-  FlowChannels(const Topology& topology, std::uint32_t slices, const Protocol& protocol, bool exclusive)
+  FlowChannels(const Topology& topology, std::uint32_t segments, const Protocol& protocol, bool exclusive)
       : topology_(topology),
-        slices_(slices),
+        segments_(segments),
         protocol_(protocol),
         per_pair_routes_(topology.routing == RoutingMode::minimal || topology.routing == RoutingMode::shortest_path),
         owner_(exclusive && per_pair_routes_ ? topology.network.link_count() : 0, kNone) {}
@@ -114,7 +114,7 @@ class FlowChannels {
   // A message of `bytes` alone on an exclusive channel's route (sim/cost_rule.hpp), and the
   // rate it drains at: the bandwidth alone, capped by the route's smallest link capacity.
   const RouteCost& cost(std::uint32_t channel, const TransferFacts& x) {
-    return channels_[channel].cost.at(topology_.network, channel_links(channel), x.bytes, slices_, protocol_,
+    return channels_[channel].cost.at(topology_.network, channel_links(channel), x.bytes, segments_, protocol_,
                                       x.exchange_half);
   }
   double drain_rate_Bps(std::uint32_t channel, double alone_Bps) const {
@@ -171,7 +171,7 @@ class FlowChannels {
   std::uint32_t new_slot();
 
   const Topology& topology_;
-  std::uint32_t slices_;
+  std::uint32_t segments_;
   Protocol protocol_;
   bool per_pair_routes_;
   PairIndex pair_index_;

@@ -123,7 +123,7 @@ class FlowSimulation {
                  const FlowOptions& options, TransferLog log)
       : total_(total), t_(t), gamma_(gamma), options_(options), log_(std::move(log)),
         channels_(t, info.segments, options.protocol, options.shortcut), ranks_(info.endpoints()),
-        memory_reducers_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks), slices_(info.segments),
+        memory_reducers_(t.models_memory() ? info.ranks : 0), first_reducer_(info.ranks), segments_(info.segments),
         capacity_(t.network.link_count()), links_(t.network.link_count(), options.timeline) {
     for (LinkId l = 0; l < capacity_.size(); ++l) capacity_[l] = shared_capacity_Bps(t.network, l, options.protocol);
     sharing_ = MaxMinSharing(capacity_);
@@ -304,7 +304,7 @@ class FlowSimulation {
       flow::RankReducer& reducer = ranks_[x.dst].reducer;
       // Timed ahead, an arrival may pass one the events would have reduced first.
       if (!reducer.keeps_order(at, ahead)) throw AheadOfOrder{};
-      const double cost_s = double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent);
+      const double cost_s = double(x.bytes) * reduction_gamma(t_, gamma_, x.bytes, segments_, x.into_sent);
       const flow::RankReducer::Reduced reduced = reducer.reduce(id, at, cost_s, ahead);
       if (reduced.behind != kNoTransfer) log_.waited(id, reduced.behind, Waited::reducer);
       done = reduced.done_s;
@@ -330,7 +330,7 @@ class FlowSimulation {
   }
 
   ReductionFlow reduction_flow_of(const TransferFacts& x) const {
-    return reduction_flow(t_, reduction_gamma(t_, gamma_, x.bytes, slices_, x.into_sent), x.bytes);
+    return reduction_flow(t_, reduction_gamma(t_, gamma_, x.bytes, segments_, x.into_sent), x.bytes);
   }
 
   // The reduction's bytes went through memory: it is done, and the rank's next one starts.
@@ -406,7 +406,7 @@ class FlowSimulation {
   std::vector<RankState> ranks_;
   std::vector<MemoryReducer> memory_reducers_;  // per rank; empty without memory links
   Rank first_reducer_;
-  std::uint32_t slices_;  // the schedule's segments: a slice's reduction paces as its transfer's
+  std::uint32_t segments_;  // the schedule's segments: a slice's reduction paces as its transfer's
   // Per link.
   std::vector<double> capacity_;
   flow::DrainingFlows draining_;  // the flows draining now, by drain number

@@ -28,9 +28,9 @@ constexpr std::uint32_t kNoPair = ~0u;
 // another pair already crosses.
 class PairTable {
  public:
-  // `slices`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  PairTable(const Topology& t, std::uint32_t slices, const Protocol& protocol)
-      : t_(t), slices_(slices), protocol_(protocol), owner_(t.network.link_count(), kNoPair) {}
+  // `segments`: the schedule's segments, for the cost rule (a slice streams with its transfer).
+  PairTable(const Topology& t, std::uint32_t segments, const Protocol& protocol)
+      : t_(t), segments_(segments), protocol_(protocol), owner_(t.network.link_count(), kNoPair) {}
 
   std::uint32_t find_or_route(Rank src, Rank dst, TransferId flow) {
     const std::uint32_t index = index_.find_or_add(src, dst, std::uint32_t(pairs_.size()));
@@ -41,7 +41,7 @@ class PairTable {
   std::span<const LinkId> links(const PairRoute& p) const { return {pool_.data() + p.begin, p.length}; }
   // A message of `bytes` alone on the pair's route (sim/cost_rule.hpp), half of an exchange or not.
   const RouteCost& cost(PairRoute& p, std::uint64_t bytes, bool exchange_half) const {
-    return p.cost.at(t_.network, links(p), bytes, slices_, protocol_, exchange_half);
+    return p.cost.at(t_.network, links(p), bytes, segments_, protocol_, exchange_half);
   }
   double utilization(LinkId l, double rate_Bps) const { return rate_Bps / shared_capacity_Bps(t_.network, l, protocol_); }
 
@@ -71,7 +71,7 @@ class PairTable {
   }
 
   const Topology& t_;
-  std::uint32_t slices_;
+  std::uint32_t segments_;
   Protocol protocol_;
   std::vector<std::uint32_t> owner_;
   flow::PairIndex index_;
@@ -94,8 +94,8 @@ struct Timing {
 
 class ListTimer {
  public:
-  ListTimer(const Topology& t, Rank ranks, std::uint32_t slices, const Protocol& protocol, double gamma)
-      : pairs_(t, slices, protocol), t_(t), gamma_(gamma), slices_(slices), reducers_(ranks) {}
+  ListTimer(const Topology& t, Rank ranks, std::uint32_t segments, const Protocol& protocol, double gamma)
+      : pairs_(t, segments, protocol), t_(t), gamma_(gamma), segments_(segments), reducers_(ranks) {}
 
   // Drains on its pair's channel, then reduces (sim/flow_rules.hpp). False when the list
   // order could differ from the event simulation's order.
@@ -108,7 +108,7 @@ class ListTimer {
     flow::RankReducer& reducer = reducers_[dst];
     if (!reducer.keeps_order(t.times.arrival_s, true))
       return decline("two reductions arrive at one rank out of list order");
-    const double cost_s = double(bytes) * reduction_gamma(t_, gamma_, bytes, slices_, priced.into_sent);
+    const double cost_s = double(bytes) * reduction_gamma(t_, gamma_, bytes, segments_, priced.into_sent);
     const flow::RankReducer::Reduced reduced = reducer.reduce(id, t.times.arrival_s, cost_s, true);
     if (reduced.behind != kNoTransfer) {
       t.pred = reduced.behind;
@@ -154,7 +154,7 @@ class ListTimer {
   PairTable pairs_;
   const Topology& t_;
   double gamma_;
-  std::uint32_t slices_;  // a slice's reduction paces as its transfer's (reduction_gamma)
+  std::uint32_t segments_;  // a slice's reduction paces as its transfer's (reduction_gamma)
   std::vector<flow::RankReducer> reducers_;  // per rank
   std::uint32_t last_pair_ = kNoPair;
   std::string declined_because_;

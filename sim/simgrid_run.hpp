@@ -101,16 +101,16 @@ class Run {
     const double cap = reduction_flow_of(id).cap_Bps;
     return cap < shared_capacity_Bps(network_, topology_.memory_of(r), protocol_) ? cap : 0;
   }
-  std::uint32_t slices() const { return schedule_.info().segments; }
+  std::uint32_t segments() const { return schedule_.info().segments; }
   ReductionFlow reduction_flow_of(TransferId id) const {
     const std::uint64_t bytes = schedule_.transfer_bytes(id);
-    return reduction_flow(topology_, reduction_gamma(topology_, gamma_, bytes, slices(), context_.reduction_into_sent(id)), bytes);
+    return reduction_flow(topology_, reduction_gamma(topology_, gamma_, bytes, segments(), context_.reduction_into_sent(id)), bytes);
   }
   // Without memory links, a reduction is an Exec on a host of speed 1/gamma: its flops are its
   // bytes times its size's reduction factor.
   double reduction_flops(TransferId id) const {
     const std::uint64_t bytes = schedule_.transfer_bytes(id);
-    return double(bytes) * reduction_gamma(topology_, 1.0, bytes, slices(), context_.reduction_into_sent(id));
+    return double(bytes) * reduction_gamma(topology_, 1.0, bytes, segments(), context_.reduction_into_sent(id));
   }
   simgrid::s4u::Mailbox* memory(Rank r) const { return memories_[r]; }
 

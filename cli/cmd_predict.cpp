@@ -313,16 +313,13 @@ void run(const PredictOptions& o) {
     fmt::print(stderr, "collsim predict: warning: {}'s calibration was flagged unreliable ({}): calibrate again on an idle "
                        "machine before trusting these times\n",
                cluster.name, one_line(fmt::format("{}", fmt::join(cluster.calibration_reasons, "; "))));
-  PredictionRequest r;
+  PredictionRequest r = request_on(cluster);
   r.collective = parse_collective(o.collective);
   r.algorithms = parse_name_list(o.algo, "algorithm");
   r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
                              : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
-  r.ranks = cluster.ranks;
   if (o.format == Format::nccl_tests)  // whole float elements, said before anything runs
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
-  r.cost = cluster.cost;
-  r.topology = cluster.topology;
   r.segments = o.segments;
   r.protocol = o.protocol;
   r.channels = o.channels;

@@ -159,13 +159,10 @@ ClusterConfig flat_cluster(Rank ranks, double bandwidth, double alpha, double ga
 py::list predict_records(const ClusterConfig& c, const py::object& algorithms, const py::object& sizes,
                          const std::string& collective, const std::string& engine, std::uint32_t segments,
                          const std::string& ports, const std::string& trace) {
-  PredictionRequest r;
+  PredictionRequest r = request_on(c);
   r.collective = parse_collective(collective);
   r.algorithms = names_of(algorithms);
   r.sizes = sizes.is_none() ? (!c.bytes.empty() ? c.bytes : parse_size_list("1K,64K,1M,16M,256M,1G")) : sizes_of(sizes);
-  r.ranks = c.ranks;
-  r.cost = c.cost;
-  r.topology = c.topology;
   r.segments = segments;
   r.engine = find_engine(engine).kind;
   r.run.one_port = ports == "one";

@@ -21,6 +21,19 @@ double payload_of(const Link& link, const Protocol& protocol) {
 // message crosses, the row of its size factors for this size: a factor on the bandwidth, and
 // on the alpha and latency. A capacity link (a switch's backplane, a node's memory bus) is a
 // budget every flow draws on, not a hop where a message's size costs it anything: no factors.
+// The transport a route's step crosses, as a collective library tells them apart: a network
+// where any cable is one (a GPU's PCIe hop to its NIC is part of a network step), else PCIe,
+// else NVLink; unknown where no cable says.
+Transport route_transport(const Network& network, std::span<const LinkId> route) {
+  Transport widest = Transport::unknown;
+  for (LinkId l : route) {
+    const Link& link = network.link(l);
+    if (link.kind != LinkKind::cable) continue;
+    widest = std::max(widest, network.link_class(link.link_class).transport);
+  }
+  return widest;
+}
+
 RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes,
                          std::uint32_t segments, const Protocol& protocol, bool exchange_half) {
   double alpha_s = 0, latency_s = 0, bottleneck_Bps = kNoBottleneck_Bps;
@@ -35,6 +48,8 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
     latency_s += link.latency_s * start.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * payload_of(link, protocol));
   }
+  if (protocol.step.active)  // the library's step synchronization replaces the classes' alpha
+    if (const Transport t = route_transport(network, route); t != Transport::unknown) alpha_s = protocol.step.at(t);
   return {alpha_s + latency_s, bottleneck_Bps};
 }
 

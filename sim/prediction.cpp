@@ -14,6 +14,7 @@
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/protocol.hpp"
+#include "sim/runtime.hpp"
 
 namespace collsim {
 namespace {
@@ -233,7 +234,7 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const RunCosts& co
   rec.transfers = stream->size();
   if (r.on_note) r.on_note(streamed_note(r, rec, a, sr));
   FlowResult flow;
-  rec.time_s = find_engine(r.engine).run_stream(*stream, costs, r.run, flow);
+  rec.time_s = find_engine(r.engine).run_stream(*stream, costs, r.run, flow) + costs.fixed_s;
   fill_rates(rec, r, costs, flat);
   return rec;
 }
@@ -249,8 +250,9 @@ PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs,
   rec.transfers = schedule.size();
   const EngineEntry& engine = find_engine(r.engine);
   FlowResult flow;
-  rec.time_s = engine.run(schedule, costs, r.run, flow);
-  if (engine.contention) rec.analytic_s = find_engine(EngineKind::analytic).run(schedule, costs, r.run, flow);
+  rec.time_s = engine.run(schedule, costs, r.run, flow) + costs.fixed_s;
+  if (engine.contention)
+    rec.analytic_s = find_engine(EngineKind::analytic).run(schedule, costs, r.run, flow) + costs.fixed_s;
   fill_rates(rec, r, costs, flat);
   // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
   if (!engine.contention && r.run.one_port && rec.channels == 1)
@@ -267,7 +269,7 @@ CostModel flat_model(const RunCosts& costs) {
 
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
-  const RunCosts costs = run_costs(r, protocol);
+  const RunCosts costs = run_costs(r, algorithm, protocol);
   const CostModel flat = flat_model(costs);
   return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
                                                                : predict_held(r, costs, flat, algorithm, bytes);
@@ -374,16 +376,31 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
   return r.channels > 0 ? r.channels : suggested_channels(r);
 }
 
+PredictionRequest request_on(const ClusterConfig& cluster) {
+  PredictionRequest r;
+  r.ranks = cluster.ranks;
+  r.cost = cluster.cost;
+  r.topology = cluster.topology;
+  r.runtime = cluster.runtime;
+  r.engine = default_engine(cluster.topology);
+  return r;
+}
+
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
   return topology->flat ? EngineKind::analytic : EngineKind::flow;
 }
 
-RunCosts run_costs(const PredictionRequest& r, const Protocol& protocol) {
-  return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = protocol};
+RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol) {
+  const RunRuntime runtime =
+      run_runtime(r.runtime, algorithm, protocol, r.topology->spanned_nodes(), r.topology->endpoints_per_node);
+  Protocol priced = protocol;
+  priced.step = runtime.step;
+  return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
+          .fixed_s = runtime.fixed_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
-  check_engine_fits(find_engine(r.engine), run_costs(r, simple_protocol()));
+  check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol()));
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";

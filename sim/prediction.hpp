@@ -19,6 +19,7 @@
 #include "sim/flow_result.hpp"
 #include "sim/protocol.hpp"
 #include "sim/run_costs.hpp"
+#include "topologies/cluster_config.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -102,15 +103,22 @@ struct PredictionRequest {
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;
+  // The collective library's runtime (sim/runtime.hpp): none prices the links alone.
+  CollectiveRuntime runtime = CollectiveRuntime::none;
 };
+
+// A request on `cluster`: its ranks, gamma and node size, topology, runtime, and its default
+// engine (the caller names the collective, algorithms and sizes).
+PredictionRequest request_on(const ClusterConfig& cluster);
 
 // The engine a cluster gets when none is named (--engine auto): the flow engine where the
 // cluster has links to share (contention changes the answer, and the flow engine is fast), the
 // analytic engine on a flat network, a contention-free what-if by definition.
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology);
 
-// The priced run of `request` with `protocol` (its cluster, gamma and protocol).
-RunCosts run_costs(const PredictionRequest& request, const Protocol& protocol);
+// The priced run of `algorithm` under `request` with `protocol`: its cluster, gamma, protocol
+// and the cluster's runtime for that algorithm and protocol (sim/runtime.hpp).
+RunCosts run_costs(const PredictionRequest& request, std::string_view algorithm, const Protocol& protocol);
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by

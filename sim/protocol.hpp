@@ -11,19 +11,34 @@
 // docs/semantics.md. Touches nothing but its arguments.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
+#include "topologies/network.hpp"
 
 namespace collsim {
+
+// A collective library's synchronization per step (sim/runtime.hpp): each message waits on a
+// flag its peer sets, by the transport its route crosses. Where a run has one (`active`), a
+// message's start-up is its route's step latency plus the route's hop latencies, in place of
+// its classes' alpha x the protocol's startup_factor; a route whose links have no known
+// transport keeps its alpha.
+struct StepLatency {
+  bool active = false;
+  std::array<double, kTransports> by_transport{};  // seconds, indexed by Transport
+
+  double at(Transport transport) const { return by_transport[std::size_t(transport)]; }
+};
 
 struct Protocol {
   std::string_view name = "simple";
   double payload_fraction = 1;  // data bytes per byte on the wire, in (0, 1]
   double startup_factor = 1;    // on each message's alpha, > 0
   std::string_view source;      // where the numbers come from, in one line
+  StepLatency step;             // the run's library's, for its algorithm and this protocol
 
   bool is_simple() const { return payload_fraction == 1 && startup_factor == 1; }
   // One of the table's protocols: the name says which.

@@ -23,7 +23,12 @@ struct RunCosts {
   // topologies/flat_network.hpp), costed by sim/cost_rule.hpp.
   const Topology* topology = nullptr;
   double gamma_s_per_byte = 0;  // the reduction unit's seconds per byte (the cluster's)
-  Protocol protocol = simple_protocol();  // the run's wire protocol, on every link alike
+  // The run's wire protocol, on every link alike, with its runtime's step latency
+  // (sim/runtime.hpp) where the cluster has a runtime.
+  Protocol protocol = simple_protocol();
+  // The runtime's fixed cost of the collective (sim/runtime.hpp): paid once, before its first
+  // transfer; the engines time the schedule and the prediction adds it.
+  double fixed_s = 0;
 };
 
 struct EngineRun {

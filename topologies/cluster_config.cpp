@@ -128,6 +128,7 @@ LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, 
   const LinkTechnology& tech =
       *in.at(name, [&] { return &find_link_technology(in.text(name, where + ".technology")); });
   LinkClass c;
+  c.transport = transport_of(tech);
   c.bandwidth_Bps = tech.link_Bps;
   c.efficiency = tech.efficiency;
   c.latency_s = tech.latency_s;
@@ -159,7 +160,7 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
   const std::string where = "link_classes." + name;
   in.only_keys(node, where,
                {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors",
-                "exchange_factors"});
+                "exchange_factors", "transport"});
   if (node["links"] && !node["technology"])
     in.fail(node["links"], fmt::format("'{}.links' counts the links of a technology: give 'technology' too", where));
   LinkClass c = node["technology"] ? class_from_technology(in, node, where) : LinkClass{};
@@ -169,6 +170,7 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
   if (node["latency_s"]) c.latency_s = in.physical(node["latency_s"], where + ".latency_s", kTimeRange);
   if (node["alpha_s"]) c.alpha_s = in.physical(node["alpha_s"], where + ".alpha_s", kTimeRange);
   if (node["efficiency"]) c.efficiency = in.number(node["efficiency"], where + ".efficiency", false);
+  if (const YAML::Node t = node["transport"]) c.transport = in.at(t, [&] { return parse_transport(in.text(t, where + ".transport")); });
   if (node["size_factors"]) c.size_factors = read_size_factors(in, node["size_factors"], where + ".size_factors");
   if (node["exchange_factors"])
     c.exchange_factors = read_size_factors(in, node["exchange_factors"], where + ".exchange_factors");
@@ -310,7 +312,12 @@ std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "core_copy_Bps", "reduction_factors",
-                                 "reduction_into_sent_factors", "bytes", "calibration"});
+                                 "reduction_into_sent_factors", "bytes", "calibration", "runtime"});
+  if (const YAML::Node r = root["runtime"]) {
+    const std::string name = in.text(r, "runtime");
+    if (name == "nccl") c.runtime = CollectiveRuntime::nccl;
+    else if (name != "none") in.fail(r, fmt::format("'runtime' must be nccl or none, got '{}'", name));
+  }
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;

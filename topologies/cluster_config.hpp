@@ -20,6 +20,10 @@
 
 namespace collsim {
 
+// The collective library whose runtime drives the links (sim/runtime.hpp): none (the links
+// alone: CPU MPI clusters, teaching what-ifs) or NCCL (`runtime: nccl`, GPU clusters).
+enum class CollectiveRuntime : std::uint8_t { none, nccl };
+
 struct ClusterConfig {
   std::string name;
   std::string description;
@@ -33,6 +37,7 @@ struct ClusterConfig {
   // config's copies (place() moves their ranks alike).
   std::shared_ptr<Topology> topology;
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
+  CollectiveRuntime runtime = CollectiveRuntime::none;
   // A calibrated config's `calibration:` field (topology form): false when its fit is not
   // to be trusted, with the reasons.
   bool calibration_reliable = true;

@@ -182,6 +182,12 @@ constexpr std::array kCatalog = {
 
 std::span<const LinkTechnology> link_technologies() { return kCatalog; }
 
+Transport transport_of(const LinkTechnology& technology) {
+  if (technology.name.starts_with("nvlink") || technology.name.starts_with("nvswitch")) return Transport::nvlink;
+  if (technology.name.starts_with("pcie")) return Transport::pci;
+  return Transport::net;
+}
+
 const LinkTechnology& find_link_technology(std::string_view name) {
   std::string known;
   for (const LinkTechnology& t : link_technologies()) {

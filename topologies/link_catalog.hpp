@@ -11,6 +11,8 @@
 #include <span>
 #include <string_view>
 
+#include "topologies/network.hpp"
+
 namespace collsim {
 
 struct LinkTechnology {
@@ -25,6 +27,10 @@ struct LinkTechnology {
   std::string_view efficiency_source;  // the microbenchmark behind efficiency, or why assumed
   std::string_view startup_source;     // the same for latency_s and alpha_s
 };
+
+// What carries a technology's messages: NVLink and NVSwitch (nvlink*, nvswitch*), PCIe (pcie*),
+// the rest a network through a NIC (InfiniBand, RoCE, Slingshot, Aries).
+Transport transport_of(const LinkTechnology& technology);
 
 // Every entry, in the order `collsim topo --catalog` lists them.
 std::span<const LinkTechnology> link_technologies();

@@ -12,6 +12,22 @@
 
 namespace collsim {
 
+std::string_view to_string(Transport transport) {
+  switch (transport) {
+    case Transport::unknown: return "unknown";
+    case Transport::nvlink: return "nvlink";
+    case Transport::pci: return "pci";
+    case Transport::net: return "net";
+  }
+  return "?";
+}
+
+Transport parse_transport(std::string_view name) {
+  for (Transport t : {Transport::nvlink, Transport::pci, Transport::net})
+    if (to_string(t) == name) return t;
+  throw Error(fmt::format("unknown transport '{}' (nvlink, pci, net)", name));
+}
+
 std::string_view to_string(VertexKind kind) {
   switch (kind) {
     case VertexKind::endpoint: return "endpoint";

@@ -42,6 +42,15 @@ struct SizeFactor {
   friend bool operator==(const SizeFactor&, const SizeFactor&) = default;
 };
 
+// What carries a link class's messages, as a collective library tells its paths apart (NCCL's
+// NVLink, PCI and NET latencies, sim/runtime.hpp): GPU links, the PCIe fabric, or a network
+// through a NIC. unknown: a class given by its numbers alone, which no runtime prices.
+// Ordered by scope: a route that crosses several is of the widest (sim/cost_rule.cpp).
+enum class Transport : std::uint8_t { unknown, nvlink, pci, net };
+inline constexpr std::size_t kTransports = 4;
+std::string_view to_string(Transport transport);
+Transport parse_transport(std::string_view name);  // nvlink, pci, net; throws Error naming them
+
 struct LinkClass {
   std::string name;
   double bandwidth_Bps = 0;  // per direction, the datasheet rate
@@ -54,6 +63,7 @@ struct LinkClass {
   // (each core handles both messages' handshakes). Same rules as size_factors; empty: the
   // halves of an exchange use size_factors like every other message.
   std::vector<SizeFactor> exchange_factors;
+  Transport transport = Transport::unknown;  // what carries its messages (a runtime's step latency)
 
   // The row a message of `bytes` uses (all ones without a table); `exchange_half`: one half of
   // an exchange, which takes exchange_factors where the class has them.

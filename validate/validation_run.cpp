@@ -33,13 +33,11 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
                                                                     const ExecutionJob& job,
                                                                     const std::function<void(const PredictionStep&)>& progress) {
   const ClusterConfig cluster = parse_cluster_config(calibrated_config_yaml(c, name, job.request.ranks), name);
-  PredictionRequest r;
+  PredictionRequest r = request_on(cluster);
   r.collective = job.request.collective;
   r.algorithms = expand_algorithms(job.request);
   r.sizes = job.request.sizes;
   r.ranks = job.request.ranks;
-  r.cost = cluster.cost;
-  r.topology = cluster.topology;
   r.engine = EngineKind::flow;
   std::map<std::pair<std::string, std::uint64_t>, double> times;
   for (const PredictionRecord& rec : predict(r, progress)) times[{rec.algorithm, rec.bytes}] = rec.time_s;

@@ -33,7 +33,7 @@ struct PredictOptions {
   ClusterSource cluster;
   std::optional<Placement::Kind> placement;  // none: the cluster's
   std::string collective = "allreduce", algo = "all", bytes;
-  std::optional<EngineKind> engine;  // none (auto): engine_for
+  std::optional<EngineKind> engine;  // none (auto): default_engine
   bool one_port = true;
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
@@ -46,11 +46,6 @@ struct PredictOptions {
   bool verbose = false;
   Format format = Format::table;
 };
-
-// --engine auto (default_engine), or the engine asked for.
-EngineKind engine_for(const std::optional<EngineKind>& asked, const ClusterConfig& cluster) {
-  return asked ? *asked : default_engine(cluster.topology);
-}
 
 // Why the header's engine is the one it is, when the user did not choose it.
 std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
@@ -313,20 +308,16 @@ void run(const PredictOptions& o) {
     fmt::print(stderr, "collsim predict: warning: {}'s calibration was flagged unreliable ({}): calibrate again on an idle "
                        "machine before trusting these times\n",
                cluster.name, one_line(fmt::format("{}", fmt::join(cluster.calibration_reasons, "; "))));
-  PredictionRequest r;
+  PredictionRequest r = cluster_request(cluster);  // predict's defaults, then the options
   r.collective = parse_collective(o.collective);
   r.algorithms = parse_name_list(o.algo, "algorithm");
-  r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
-                             : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
-  r.ranks = cluster.ranks;
+  if (!o.bytes.empty()) r.sizes = parse_size_list(o.bytes);
   if (o.format == Format::nccl_tests)  // whole float elements, said before anything runs
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
-  r.cost = cluster.cost;
-  r.topology = cluster.topology;
   r.segments = o.segments;
   r.protocol = o.protocol;
   r.channels = o.channels;
-  r.engine = engine_for(o.engine, cluster);
+  if (o.engine) r.engine = *o.engine;
   r.run.one_port = o.one_port;
   r.run.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };

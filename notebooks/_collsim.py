@@ -125,7 +125,8 @@ def predict(algorithms="all", sizes=None, *, preset=None, config_yaml=None, flat
     algos = algorithms if isinstance(algorithms, str) else ",".join(algorithms)
     if _module:
         cluster = _module_cluster(preset, config_yaml, flat, ranks, placement, placement_seed)
-        records = _module.predict(cluster, algos, sizes, collective, engine, segments, "one", trace or "")
+        records = _module.predict(cluster, algos, sizes, collective=collective, engine=engine, segments=segments,
+                                  trace=trace or "")
         return pd.DataFrame(records)
     with tempfile.TemporaryDirectory() as tmp:
         config_path = None

@@ -378,6 +378,17 @@ EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
   return topology->flat ? EngineKind::analytic : EngineKind::flow;
 }
 
+PredictionRequest cluster_request(const ClusterConfig& cluster) {
+  PredictionRequest r;
+  r.algorithms = {"all"};
+  r.sizes = !cluster.bytes.empty() ? cluster.bytes : parse_size_list(kDefaultSizes);
+  r.ranks = cluster.ranks;
+  r.cost = cluster.cost;
+  r.topology = cluster.topology;
+  r.engine = default_engine(cluster.topology);
+  return r;
+}
+
 RunCosts run_costs(const PredictionRequest& r, const Protocol& protocol) {
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = protocol};
 }

@@ -19,6 +19,7 @@
 #include "sim/flow_result.hpp"
 #include "sim/protocol.hpp"
 #include "sim/run_costs.hpp"
+#include "topologies/cluster_config.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim {
@@ -108,6 +109,16 @@ struct PredictionRequest {
 // cluster has links to share (contention changes the answer, and the flow engine is fast), the
 // analytic engine on a flat network, a contention-free what-if by definition.
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology);
+
+// The sizes a prediction runs when neither the caller nor the cluster's config names any.
+inline constexpr std::string_view kDefaultSizes = "1K,64K,1M,16M,256M,1G";
+
+// A request on `cluster` with predict's defaults, the one place the command line, the Python
+// module and validate --measured take them from: the cluster's ranks, costs and topology; its
+// config's sizes, else kDefaultSizes; the default engine (default_engine: flow on a topology,
+// analytic on a flat network); one channel per NIC the ranks span (channels 0); Simple
+// protocol; every algorithm. The caller then sets what its user chose.
+PredictionRequest cluster_request(const ClusterConfig& cluster);
 
 // The priced run of `request` with `protocol` (its cluster, gamma and protocol).
 RunCosts run_costs(const PredictionRequest& request, const Protocol& protocol);

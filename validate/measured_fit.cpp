@@ -31,14 +31,10 @@ std::vector<PredictionRecord> predict_log_sizes(const ClusterConfig& cluster, co
                               row.line, row.root));
     sizes.insert(row.size_bytes);
   }
-  PredictionRequest r;
+  PredictionRequest r = cluster_request(cluster);
   r.collective = log.collective;
   r.algorithms = algorithms;
   r.sizes.assign(sizes.begin(), sizes.end());
-  r.ranks = cluster.ranks;
-  r.cost = cluster.cost;
-  r.topology = cluster.topology;
-  r.engine = default_engine(cluster.topology);
   return predict(r);
 }
 

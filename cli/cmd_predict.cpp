@@ -171,7 +171,21 @@ std::string channels_line(const PredictOptions& o, const std::vector<PredictionR
   if (runs.empty()) return "";
   const std::string why = o.channels > 0 ? "--channels"
                                          : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
-  return fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+  std::string out = fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+  // The analytic column beside a contention engine: one port per rank, so a rank's channels,
+  // which the flow engine runs side by side through its NICs, take turns there.
+  if (find_engine(r.engine).contention && o.one_port)
+    out += "analytic: one port per rank, so a rank's channels take turns where the flow engine runs them side by side "
+           "through its NICs: no floor here (--ports unlimited lifts it)\n";
+  return out;
+}
+
+// A row's algorithm as every output names it: "ring", or for --algo nccl the choice with its
+// protocol, "nccl (two-tree, ll)" (the table has the protocol in its own column).
+std::string shown_name(const PredictionRecord& rec, bool with_protocol = true) {
+  if (rec.runs == rec.algorithm) return rec.algorithm;
+  return with_protocol ? fmt::format("{} ({}, {})", rec.algorithm, rec.runs, rec.protocol.name)
+                       : fmt::format("{} ({})", rec.algorithm, rec.runs);
 }
 
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
@@ -200,7 +214,7 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
-    const std::string algorithm = rec.runs == rec.algorithm ? rec.algorithm : fmt::format("{} ({})", rec.algorithm, rec.runs);
+    const std::string algorithm = shown_name(rec, false);
     fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, algorithm,
                by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
@@ -233,7 +247,7 @@ void print_nccl_tests(const std::vector<PredictionRecord>& records, const Cluste
   for (const PredictionRecord& rec : records) {
     if (!rec.winner) continue;
     log.rows.push_back(nccl_tests_row(r.collective, r.ranks, rec.bytes, rec.time_s));
-    chosen += fmt::format(" {}={}", rec.bytes, rec.algorithm);
+    chosen += fmt::format(" {}={}", rec.bytes, shown_name(rec));
   }
   std::map<std::uint32_t, std::uint32_t> gpus_seen;  // per node, for the device index
   for (Rank rank = 0; rank < r.ranks; ++rank) {
@@ -275,13 +289,15 @@ struct FlowOutputs {
     }
     if (!trace && !o.detail) return;
     r.on_flow_run = [this, &o, &c](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
+      // --algo nccl runs each candidate with every protocol: the name says which
+      const bool named_protocol = o.protocol != simple_protocol() || rec.protocol != simple_protocol();
       const std::string name = fmt::format("{} {}{}", rec.algorithm, format_size(rec.bytes),
-                                           o.protocol == simple_protocol() ? "" : " " + std::string(rec.protocol.name));
+                                           named_protocol ? " " + std::string(rec.protocol.name) : "");
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
       keys.emplace_back(rec.runs, rec.bytes, rec.protocol.name);
       if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
-      else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
+      else text.push_back(flow_detail_text(s, *c.topology, result));  // titled by the row that shows it
     };
   }
   void finish() {
@@ -350,7 +366,14 @@ void run(const PredictOptions& o) {
     case Format::table: {
       std::vector<std::string> details;  // of the runs shown, in their order
       if (o.detail)
-        for (const PredictionRecord& rec : records) details.push_back(flow.text.at(flow.run_of(rec)));
+        for (const PredictionRecord& rec : records) {
+          // the row's own name ("nccl (ring) 1G, ll"), so that no two titles are the same
+          const bool named_protocol =
+              o.protocol != simple_protocol() || rec.protocol != simple_protocol() || rec.runs != rec.algorithm;
+          details.push_back(fmt::format("{} {}{}:\n{}", shown_name(rec, false), format_size(rec.bytes),
+                                        named_protocol ? ", " + std::string(rec.protocol.name) : "",
+                                        flow.text.at(flow.run_of(rec))));
+        }
       print_table(o, records, cluster, r, details);
       break;
     }

@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
+# The repository this file sits in (notebooks/..), or COLLSIM_ROOT: where the notebooks find
+# their data (validate/results/), whatever folder they run from.
+ROOT = Path(os.environ.get("COLLSIM_ROOT") or Path(__file__).resolve().parent.parent)
+
 _module = None
 if os.environ.get("COLLSIM_BACKEND", "module") != "cli":
     try:

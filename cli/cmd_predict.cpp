@@ -355,6 +355,13 @@ void run(const PredictOptions& o) {
     r.run.stream_progress = [&](const std::string& line) {
       progress.update(fmt::format("{} (streamed: {})", run, line), double(now.index) + leading_share(line), now.total);
     };
+    // A step that runs several candidates names the one running ("nccl 1G: two-tree, ll"), so
+    // that the progress inside each run is not read as one run starting over.
+    r.on_candidate = [&](std::string_view algorithm, const Protocol& protocol) {
+      if (algorithm == now.algorithm && o.protocol) return;
+      run = fmt::format("{} {}: {}, {}", now.algorithm, format_size(now.bytes), algorithm, protocol.name);
+      progress.update(run, double(now.index), now.total);
+    };
     records = predict(r, [&](const PredictionStep& step) {
       now = step;
       run = fmt::format("{} {}", step.algorithm, format_size(step.bytes));

@@ -299,6 +299,7 @@ CostModel flat_model(const RunCosts& costs) {
 
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
+  if (r.on_candidate) r.on_candidate(algorithm, protocol);
   const RunCosts costs = run_costs(r, protocol);
   const CostModel flat = flat_model(costs);
   return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)

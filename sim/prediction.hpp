@@ -100,6 +100,10 @@ struct PredictionRequest {
   EngineRun run;
   // Flow engine: a look at each run (for --trace and --detail).
   std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
+  // Which run starts inside one step: the algorithm and protocol of each candidate, where a
+  // step runs several ("nccl" runs each of NCCL's algorithms with each protocol, protocol auto
+  // each protocol), and of the one run otherwise; for a progress line to name it.
+  std::function<void(std::string_view algorithm, const Protocol& protocol)> on_candidate;
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;

@@ -232,10 +232,15 @@ std::string svg_marker(double x, double y, Rank ranks, const char* color, const 
 }  // namespace
 
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title, const std::string& x_label,
-                     const std::string& y_label) {
+                     const std::string& y_label, const std::vector<MeasuredSpread>& spreads) {
+  if (!spreads.empty() && spreads.size() != rows.size())
+    throw Error(fmt::format("plot: {} spreads for {} rows", spreads.size(), rows.size()));
   double lo = 1e9, hi = -1e9;
   for (const ValidationRow& r : rows)
     for (double v : {r.predicted_s, r.measured_median_s}) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
+  for (const MeasuredSpread& m : spreads)
+    for (double v : {m.min_s, m.max_s})
+      if (v > 0) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
   if (rows.empty()) lo = -6, hi = -3;
   const Axis x{lo, hi, 80, 520}, y{lo, hi, 520, 80};
   std::map<std::string, const char*> color;
@@ -253,6 +258,16 @@ std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& 
   s += "<line x1=\"80\" y1=\"520\" x2=\"520\" y2=\"80\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n";
   s += fmt::format("<text x=\"300\" y=\"570\" text-anchor=\"middle\">{}</text>\n", x_label);
   s += fmt::format("<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">{}</text>\n", y_label);
+  // Error bars first, under the markers: each case's fastest .. slowest iteration.
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    const MeasuredSpread& m = spreads[i];
+    if (!(m.min_s > 0 && m.max_s >= m.min_s)) continue;
+    const double px = x.at(rows[i].predicted_s), top = y.at(m.max_s), bottom = y.at(m.min_s);
+    s += fmt::format("<path class=\"spread\" d=\"M{0:.1f},{1:.1f} V{2:.1f} M{3:.1f},{1:.1f} h6 M{3:.1f},{2:.1f} h6\" "
+                     "stroke=\"{4}\" stroke-width=\"1\" fill=\"none\"><title>{5} P={6} {7}: {8} .. {9}</title></path>\n",
+                     px, top, bottom, px - 3, color[rows[i].algorithm], rows[i].algorithm, rows[i].ranks,
+                     format_size(rows[i].bytes), format_seconds(m.min_s), format_seconds(m.max_s));
+  }
   bool circles = false, squares = false, drifts = false;
   for (const ValidationRow& r : rows) {
     const bool drifted = !machine_steady(r.machine_drift);
@@ -277,9 +292,15 @@ std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& 
   }
   if (drifts) {
     s += fmt::format("<path d=\"M540,{0:.0f} l10,10 m-10,0 l10,-10\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"555\" "
-                     "y=\"{1:.0f}\">machine drifted (probes moved &gt; {2:.0f}%)</text>\n",
+                     "y=\"{1:.0f}\">machine drifted &gt; {2:.0f}%</text>\n",
                      ly - 5, ly + 4, 100 * kDriftTolerance);
     ly += 18;
+  }
+  if (!spreads.empty()) {
+    s += fmt::format("<path d=\"M545,{0:.0f} v14 M542,{0:.0f} h6 M542,{1:.0f} h6\" stroke=\"#555555\" fill=\"none\"/>"
+                     "<text x=\"555\" y=\"{2:.0f}\">bar: fastest .. slowest iteration</text>\n",
+                     ly - 3, ly + 11, ly + 8);
+    ly += 22;
   }
   s += fmt::format("<text x=\"540\" y=\"{:.0f}\">dashed: predicted = measured</text>\n</g>\n</svg>\n", ly + 10);
   return s;

@@ -67,9 +67,15 @@ std::string results_csv(const std::vector<ValidationRow>& rows);
 // `cores` 0: the cases ran elsewhere (a measured log): no rank is judged oversubscribed.
 std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
                              const std::string& measured_label = "measured (median)");
+// The fastest and slowest timed iteration of a case, for its error bar.
+struct MeasuredSpread {
+  double min_s = 0, max_s = 0;
+};
+// `spreads`, one per row where given (executed runs; a log has medians only), draws each case's
+// fastest .. slowest iteration as a vertical bar through its marker.
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title,
                      const std::string& x_label = "predicted (flow engine, calibrated config)",
-                     const std::string& y_label = "measured median");
+                     const std::string& y_label = "measured median", const std::vector<MeasuredSpread>& spreads = {});
 // busbw.svg for an nccl-tests log (validate --measured): busbw against size, as nccl-tests users
 // read their logs, one colour per algorithm, measured solid and predicted dashed.
 std::string busbw_plot_svg(const std::vector<ValidationRow>& rows, Collective collective, const std::string& title,

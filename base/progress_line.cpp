@@ -38,6 +38,14 @@ std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
 }
 
+std::string time_left(double elapsed_s, double done, std::size_t total) {
+  // What is left, at the pace so far (items differ in cost, so this is a rough guide), once
+  // enough is done to have a pace: the first moments of a run (building its schedule before
+  // any transfer is done) would put the estimate hours off.
+  if (total == 0 || done < kEtaAfterShare * double(total) || double(total) <= done) return "";
+  return fmt::format(", about {} left", format_duration(elapsed_s * (double(total) - done) / done));
+}
+
 ProgressLine::ProgressLine(std::string command)
     : command_(std::move(command)),
       terminal_(isatty(STDERR_FILENO) == 1),
@@ -53,10 +61,7 @@ void ProgressLine::update(const std::string& now, double done, std::size_t total
   const double elapsed = seconds_between(start_, t);
   const bool throttled = elapsed < kQuietSeconds || (!terminal_ && drawn_ && seconds_between(last_print_, t) < kPipeEverySeconds);
   if (mode_ == Mode::quiet_first && throttled) return;
-  // What is left, at the pace so far (items differ in cost, so this is a rough guide).
-  const std::string remaining =
-      done > 0 && double(total) > done ? fmt::format(", about {} left", format_duration(elapsed * (double(total) - done) / done))
-                                       : "";
+  const std::string remaining = time_left(elapsed, done, total);
   const std::string line = fmt::format("collsim {}: {} of {} done, now {}; {} elapsed{}", command_,
                                        static_cast<std::size_t>(done), total, now, format_duration(elapsed), remaining);
   if (terminal_) fmt::print(stderr, "\r\033[K{}", line);

@@ -1,7 +1,8 @@
 // base/progress_line.hpp — "how far along" for long commands and benchmarks, on stderr
 // only (stdout stays the table, CSV or JSON a user pipes on). Silent for the first second, so quick commands print
 // nothing extra; then one line rewritten in place on a terminal, or a line every few seconds
-// into a pipe or file. Each line: what runs now, done / total, elapsed and estimated remaining.
+// into a pipe or file. Each line: what runs now, done / total, elapsed and, once 5% is done,
+// estimated remaining.
 // COLLSIM_PROGRESS=0 in the environment silences it (scripts that compare stderr);
 // COLLSIM_PROGRESS=1 prints every update at once (tests, logs that want each step).
 // Touches stderr and the clock, nothing else. It lives in the lowest folder (beside units and
@@ -39,6 +40,12 @@ class ProgressLine {
   Clock::time_point start_, last_print_;
   bool drawn_ = false;
 };
+
+// ", about 12 s left" after `elapsed_s` with `done` of `total` items finished, at the pace so
+// far; "" until kEtaAfterShare of the work is done (a pace measured on less is mostly the
+// run's warm-up: its schedule being built) or when nothing is left.
+inline constexpr double kEtaAfterShare = 0.05;
+std::string time_left(double elapsed_s, double done, std::size_t total);
 
 // "12 s", "3 min 05 s": a duration for people.
 std::string format_duration(double seconds);

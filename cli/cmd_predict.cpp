@@ -33,7 +33,7 @@ struct PredictOptions {
   ClusterSource cluster;
   std::optional<Placement::Kind> placement;  // none: the cluster's
   std::string collective = "allreduce", algo = "all", bytes;
-  std::optional<EngineKind> engine;  // none (auto): engine_for
+  std::optional<EngineKind> engine;  // none (auto): default_engine
   bool one_port = true;
   Rank ranks = 0, ranks_per_node = 0;
   double alpha = -1, beta = -1, bandwidth = -1, gamma = -1;
@@ -46,11 +46,6 @@ struct PredictOptions {
   bool verbose = false;
   Format format = Format::table;
 };
-
-// --engine auto (default_engine), or the engine asked for.
-EngineKind engine_for(const std::optional<EngineKind>& asked, const ClusterConfig& cluster) {
-  return asked ? *asked : default_engine(cluster.topology);
-}
 
 // Why the header's engine is the one it is, when the user did not choose it.
 std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
@@ -176,7 +171,21 @@ std::string channels_line(const PredictOptions& o, const std::vector<PredictionR
   if (runs.empty()) return "";
   const std::string why = o.channels > 0 ? "--channels"
                                          : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
-  return fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+  std::string out = fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
+  // The analytic column beside a contention engine: one port per rank, so a rank's channels,
+  // which the flow engine runs side by side through its NICs, take turns there.
+  if (find_engine(r.engine).contention && o.one_port)
+    out += "analytic: one port per rank, so a rank's channels take turns where the flow engine runs them side by side "
+           "through its NICs: no floor here (--ports unlimited lifts it)\n";
+  return out;
+}
+
+// A row's algorithm as every output names it: "ring", or for --algo nccl the choice with its
+// protocol, "nccl (two-tree, ll)" (the table has the protocol in its own column).
+std::string shown_name(const PredictionRecord& rec, bool with_protocol = true) {
+  if (rec.runs == rec.algorithm) return rec.algorithm;
+  return with_protocol ? fmt::format("{} ({}, {})", rec.algorithm, rec.runs, rec.protocol.name)
+                       : fmt::format("{} ({})", rec.algorithm, rec.runs);
 }
 
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
@@ -205,7 +214,7 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
-    const std::string algorithm = rec.runs == rec.algorithm ? rec.algorithm : fmt::format("{} ({})", rec.algorithm, rec.runs);
+    const std::string algorithm = shown_name(rec, false);
     fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, algorithm,
                by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s),
                contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
@@ -238,7 +247,7 @@ void print_nccl_tests(const std::vector<PredictionRecord>& records, const Cluste
   for (const PredictionRecord& rec : records) {
     if (!rec.winner) continue;
     log.rows.push_back(nccl_tests_row(r.collective, r.ranks, rec.bytes, rec.time_s));
-    chosen += fmt::format(" {}={}", rec.bytes, rec.algorithm);
+    chosen += fmt::format(" {}={}", rec.bytes, shown_name(rec));
   }
   std::map<std::uint32_t, std::uint32_t> gpus_seen;  // per node, for the device index
   for (Rank rank = 0; rank < r.ranks; ++rank) {
@@ -280,13 +289,15 @@ struct FlowOutputs {
     }
     if (!trace && !o.detail) return;
     r.on_flow_run = [this, &o, &c](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
+      // --algo nccl runs each candidate with every protocol: the name says which
+      const bool named_protocol = o.protocol != simple_protocol() || rec.protocol != simple_protocol();
       const std::string name = fmt::format("{} {}{}", rec.algorithm, format_size(rec.bytes),
-                                           o.protocol == simple_protocol() ? "" : " " + std::string(rec.protocol.name));
+                                           named_protocol ? " " + std::string(rec.protocol.name) : "");
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
       keys.emplace_back(rec.runs, rec.bytes, rec.protocol.name);
       if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
-      else text.push_back(fmt::format("{}:\n{}", name, flow_detail_text(s, *c.topology, result)));
+      else text.push_back(flow_detail_text(s, *c.topology, result));  // titled by the row that shows it
     };
   }
   void finish() {
@@ -313,17 +324,16 @@ void run(const PredictOptions& o) {
     fmt::print(stderr, "collsim predict: warning: {}'s calibration was flagged unreliable ({}): calibrate again on an idle "
                        "machine before trusting these times\n",
                cluster.name, one_line(fmt::format("{}", fmt::join(cluster.calibration_reasons, "; "))));
-  PredictionRequest r = request_on(cluster);
+  PredictionRequest r = cluster_request(cluster);  // predict's defaults, then the options
   r.collective = parse_collective(o.collective);
   r.algorithms = parse_name_list(o.algo, "algorithm");
-  r.sizes = !o.bytes.empty() ? parse_size_list(o.bytes)
-                             : (!cluster.bytes.empty() ? cluster.bytes : parse_size_list("1K,64K,1M,16M,256M,1G"));
+  if (!o.bytes.empty()) r.sizes = parse_size_list(o.bytes);
   if (o.format == Format::nccl_tests)  // whole float elements, said before anything runs
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.segments = o.segments;
   r.protocol = o.protocol;
   r.channels = o.channels;
-  r.engine = engine_for(o.engine, cluster);
+  if (o.engine) r.engine = *o.engine;
   r.run.one_port = o.one_port;
   r.run.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
@@ -345,6 +355,13 @@ void run(const PredictOptions& o) {
     r.run.stream_progress = [&](const std::string& line) {
       progress.update(fmt::format("{} (streamed: {})", run, line), double(now.index) + leading_share(line), now.total);
     };
+    // A step that runs several candidates names the one running ("nccl 1G: two-tree, ll"), so
+    // that the progress inside each run is not read as one run starting over.
+    r.on_candidate = [&](std::string_view algorithm, const Protocol& protocol) {
+      if (algorithm == now.algorithm && o.protocol) return;
+      run = fmt::format("{} {}: {}, {}", now.algorithm, format_size(now.bytes), algorithm, protocol.name);
+      progress.update(run, double(now.index), now.total);
+    };
     records = predict(r, [&](const PredictionStep& step) {
       now = step;
       run = fmt::format("{} {}", step.algorithm, format_size(step.bytes));
@@ -356,7 +373,14 @@ void run(const PredictOptions& o) {
     case Format::table: {
       std::vector<std::string> details;  // of the runs shown, in their order
       if (o.detail)
-        for (const PredictionRecord& rec : records) details.push_back(flow.text.at(flow.run_of(rec)));
+        for (const PredictionRecord& rec : records) {
+          // the row's own name ("nccl (ring) 1G, ll"), so that no two titles are the same
+          const bool named_protocol =
+              o.protocol != simple_protocol() || rec.protocol != simple_protocol() || rec.runs != rec.algorithm;
+          details.push_back(fmt::format("{} {}{}:\n{}", shown_name(rec, false), format_size(rec.bytes),
+                                        named_protocol ? ", " + std::string(rec.protocol.name) : "",
+                                        flow.text.at(flow.run_of(rec))));
+        }
       print_table(o, records, cluster, r, details);
       break;
     }

@@ -1,7 +1,9 @@
 // cli/cmd_run.cpp — `collsim run`: execute schedules for real on a backend, verify
 // every result, and print min / median / max time with nccl-tests algbw and busbw.
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -49,6 +51,22 @@ void print_csv(const std::vector<Measurement>& ms) {
                m.algbw_GBps(), m.busbw_GBps(), m.verified ? 1 : 0);
 }
 
+// One line on stderr for the case whose median is furthest above its minimum, where that is
+// more than kUnsteadySpread: a time that moves that much between iterations measured a busy or
+// oversubscribed machine, not the schedule.
+constexpr double kUnsteadySpread = 5;
+void spread_warning(const std::vector<Measurement>& ms) {
+  const Measurement* worst = nullptr;
+  for (const Measurement& m : ms)
+    if (m.min_s() > 0 && (!worst || m.median_s() / m.min_s() > worst->median_s() / worst->min_s())) worst = &m;
+  if (!worst || worst->median_s() < kUnsteadySpread * worst->min_s()) return;
+  fmt::print(stderr,
+             "collsim run: warning: {} {}: median {} is {:.1f}x the fastest iteration ({}): the machine was busy or "
+             "oversubscribed, these times are not steady\n",
+             worst->algorithm, format_size(worst->bytes), format_seconds(worst->median_s()),
+             worst->median_s() / worst->min_s(), format_seconds(worst->min_s()));
+}
+
 void run(const RunOptions& o) {
   ExecutionJob job;
   job.backend = o.backend;
@@ -63,6 +81,16 @@ void run(const RunOptions& o) {
   job.warmup = o.warmup;
   job.reference = !o.no_reference;
   const std::vector<Measurement> ms = execute(job, o.launch);
+  // Said of the times, so after a run that gave some (a failed run's one line stays its error).
+  // More MPI ranks than cores on this one machine: Open MPI is told to oversubscribe (the
+  // launcher), and the ranks take turns on the cores, which their times then include.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if ((o.backend == "mpi" || o.backend == "mpi+cuda") && o.launch.hostfile.empty() && o.ranks > cores)
+    fmt::print(stderr,
+               "collsim run: warning: {} ranks on the {} cores of this machine: ranks take turns on a core, so the times "
+               "include waiting for one (give --ranks {} or fewer, or a --hostfile)\n",
+               o.ranks, cores, cores);
+  spread_warning(ms);
   switch (o.format) {
     case Format::table: print_table(job, ms); break;
     case Format::csv: print_csv(ms); break;

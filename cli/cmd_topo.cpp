@@ -23,7 +23,8 @@ namespace collsim::cli {
 namespace {
 
 struct TopoOptions {
-  std::string file, preset, format = "table";
+  ClusterSource cluster;  // FILE, --config FILE or --preset NAME
+  std::string format = "table";
   std::vector<Rank> route;  // two ranks
   std::uint64_t flow = 0;
   bool list = false, kinds = false, catalog = false;
@@ -188,8 +189,9 @@ void run(const TopoOptions& o) {
     list_presets(o.format);
     return;
   }
-  if (o.file.empty() == o.preset.empty()) throw Error("give a cluster FILE or --preset NAME (collsim topo --list)");
-  const ClusterConfig c = o.file.empty() ? load_preset(o.preset) : load_cluster_config(o.file);
+  if (o.cluster.config.empty() && o.cluster.preset.empty())
+    throw Error("give a cluster FILE (or --config FILE) or --preset NAME (collsim topo --list)");
+  const ClusterConfig c = load_cluster(o.cluster);
   if (!c.topology->has_graph())
     throw Error(fmt::format("{} is a flat network of {} ranks, which has no graph above {} ranks: nothing to draw", c.name,
                             c.ranks, kMaxFlatGraphRanks));
@@ -214,8 +216,7 @@ void add_topo_command(CLI::App& app) {
   auto options = std::make_shared<TopoOptions>();
   auto& o = *options;
   CLI::App* cmd = app.add_subcommand("topo", "Describe a cluster's network: counts, diameter, bisection, routes, dot");
-  cmd->add_option("file", o.file, "Cluster YAML");
-  cmd->add_option("--preset", o.preset, "A cluster compiled in from configs/ (see --list)");
+  add_cluster_options(*cmd, o.cluster, "Cluster YAML");
   cmd->add_flag("--list", o.list, "List the presets");
   cmd->add_flag("--kinds", o.kinds, "List the topology kinds a config may name, with their keys");
   cmd->add_flag("--catalog", o.catalog,

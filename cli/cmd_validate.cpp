@@ -119,6 +119,10 @@ void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
                   plot_svg(rows, fmt::format("{}: predicted vs measured", name),
                            fmt::format("predicted ({} engine, {})", engine, cluster.name), "measured (nccl-tests log)"),
                   "report file");
+  write_text_file(dir / "busbw.svg",
+                  busbw_plot_svg(rows, log.collective, fmt::format("{}: busbw against size", name),
+                                 fmt::format("predicted ({} engine)", engine), "measured (nccl-tests)"),
+                  "report file");
   write_text_file(dir / "machine.md", measured_machine_markdown(log), "report file");
   const ValidationSummary s = summarize(rows);
   fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}% -> {}\n", s.rows, s.median_abs_error_pct,

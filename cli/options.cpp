@@ -151,7 +151,15 @@ CLI::Option* add_channels_option(CLI::App& app, std::uint32_t& channels, const s
 }
 
 void add_cluster_options(CLI::App& app, ClusterSource& source, const std::string& config_help) {
-  app.add_option("--config", source.config, config_help);
+  // The file as the command's argument or after --config: every command that takes a cluster
+  // file takes both (collsim topo FILE, collsim predict --config FILE).
+  auto set = [&source](const std::string& file) {
+    if (!source.config.empty() && source.config != file)
+      throw Error(fmt::format("two cluster files, '{}' and '{}': give one (FILE or --config FILE)", source.config, file));
+    source.config = file;
+  };
+  app.add_option_function<std::string>("file", set, config_help + "; the same as --config FILE");
+  app.add_option_function<std::string>("--config", set, config_help);
   app.add_option("--preset", source.preset, "A cluster compiled in from configs/ (collsim topo --list)");
 }
 

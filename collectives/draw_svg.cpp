@@ -13,6 +13,7 @@
 #include "base/error.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/explain_json.hpp"
+#include "collectives/partition.hpp"
 
 namespace collsim {
 namespace {
@@ -23,6 +24,7 @@ constexpr double kLeft = 80;        // room for the rank labels
 constexpr double kTop = 120;        // title, legend, phase band and step labels above the rows
 constexpr double kTreeCell = 44;    // horizontal room per rank in a tree drawing
 constexpr double kTreeLevel = 56;   // vertical room per tree level
+constexpr double kCaptionCharWidth = 7.5;  // an upper bound on a 13 px sans-serif character's width
 
 // With channels, a transfer's colour is its channel's (its arrow head still tells copy from
 // reduce): matplotlib's tab10 without the copy and reduce colours, repeating after 8.
@@ -30,9 +32,38 @@ constexpr const char* kChannelColours[] = {"#2ca02c", "#9467bd", "#ff7f0e", "#8c
                                            "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
 constexpr std::size_t kChannelColourCount = std::size(kChannelColours);
 
-const char* transfer_colour(const Schedule& s, const Transfer& t) {
+// With two trees (two-tree, one channel), a transfer's colour is its tree's, in the arrows and
+// in the tree drawings below them (the arrow head still tells copy from reduce).
+constexpr const char* kTreeColours[] = {"#2ca02c", "#9467bd"};
+
+// Which tree carries a transfer: the tree one of whose edges it crosses; where both trees
+// have that edge, the part of the buffer it moves (tree t carries part t, and a staged copy
+// sits at the same offset of a buffer-sized slot: binary_tree.cpp's plan_tree).
+std::size_t tree_of(const Schedule& s, const std::vector<algorithms::BinaryTree>& trees, const Transfer& t) {
+  auto has_edge = [&](const algorithms::BinaryTree& tree) {
+    return tree.parent[t.src] == t.dst || tree.parent[t.dst] == t.src;
+  };
+  const bool first = has_edge(trees[0]), second = has_edge(trees[1]);
+  if (first != second) return first ? 0 : 1;
+  const std::uint64_t bytes = std::max<std::uint64_t>(s.info().bytes, 1);
+  return s.chunks()[t.dst_chunk].offset % bytes < part_of(ByteRange{0, bytes}, 2, 0).bytes ? 0 : 1;
+}
+
+const char* transfer_colour(const Schedule& s, const std::vector<algorithms::BinaryTree>& trees, const Transfer& t) {
+  if (s.info().channels <= 1 && trees.size() == 2 && !t.is_local()) return kTreeColours[tree_of(s, trees, t)];
   if (s.info().channels <= 1) return t.op == Op::reduce ? kReduceColour : kCopyColour;
   return kChannelColours[algorithms::channel_of(s.info(), s.chunks()[t.dst_chunk].offset) % kChannelColourCount];
+}
+
+// "colour = tree: tree 1, tree 2" in their colours, where two trees colour the arrows.
+std::string tree_legend(const Schedule& s, double y) {
+  if (s.info().channels > 1 || teaching_trees(s).size() != 2) return "";
+  // after "local reduction of staged data", which ends near kLeft + 570
+  std::string out = fmt::format("  <text x=\"{}\" y=\"{}\">colour = tree:</text>\n", kLeft + 590, y + 4);
+  for (std::size_t i = 0; i < 2; ++i)
+    out += fmt::format("  <text class=\"tree-colour\" x=\"{}\" y=\"{}\" fill=\"{}\" font-weight=\"bold\">tree {}</text>\n",
+                       kLeft + 685 + 56 * i, y + 4, kTreeColours[i], i + 1);
+  return out;
 }
 
 // "channel 0 ... channel C-1" in their colours, under the legend, where there are channels.
@@ -109,6 +140,7 @@ std::string title_and_legend(const Schedule& s) {
                      "staged data</text>\n",
                      kLeft + 380, y, kReduceColour, kLeft + 392, y + 4);
   out += channel_legend(info, y);
+  out += tree_legend(s, y);
   out += "</g>\n";
   return out;
 }
@@ -153,6 +185,7 @@ std::string rank_rows(const Grid& g) {
 // trees using the same edge) are fanned out a little so each stays visible.
 std::string transfer_arrows(const Schedule& s, const Grid& g) {
   std::string out = "<g class=\"transfers\" stroke-width=\"1.8\">\n";
+  const std::vector<algorithms::BinaryTree> trees = teaching_trees(s);
   std::map<std::tuple<std::uint32_t, Rank, Rank>, int> seen;
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer t = s.transfer(id);
@@ -165,13 +198,13 @@ std::string transfer_arrows(const Schedule& s, const Grid& g) {
     if (t.is_local()) {
       out += fmt::format("  <circle class=\"transfer reduce local\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\">{}"
                          "</circle>\n",
-                         g.x(t.step) + g.step_width * 0.5 + shift, g.y(t.src), transfer_colour(s, t), tip);
+                         g.x(t.step) + g.step_width * 0.5 + shift, g.y(t.src), transfer_colour(s, trees, t), tip);
       continue;
     }
     out += fmt::format("  <line class=\"transfer {}\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"{}\" marker-end=\"url(#head-{})\">{}</line>\n",
                        reduce ? "reduce" : "copy", g.x(t.step) + g.step_width * 0.12 + shift, g.y(t.src),
-                       g.x(t.step) + g.step_width * 0.82 + shift, g.y(t.dst), transfer_colour(s, t),
+                       g.x(t.step) + g.step_width * 0.82 + shift, g.y(t.dst), transfer_colour(s, trees, t),
                        reduce ? "reduce" : "copy", tip);
   }
   out += "</g>\n";
@@ -202,20 +235,20 @@ std::string ranks_text(const std::vector<Rank>& ranks) {
 }
 
 // One tree at vertical offset `top`; returns its SVG and advances `top` past it.
-std::string tree_drawing(const algorithms::BinaryTree& t, const std::string& name, double& top) {
+std::string tree_drawing(const algorithms::BinaryTree& t, const std::string& name, const char* colour, double& top) {
   std::vector<double> column;
   std::vector<std::uint32_t> depth;
   layout_tree(t, column, depth);
   auto x = [&](Rank r) { return kLeft + 20 + column[r] * kTreeCell; };
   auto y = [&](Rank r) { return top + 40 + depth[r] * kTreeLevel; };
   std::string out = fmt::format("<g class=\"tree\" font-size=\"12\">\n  <text x=\"{}\" y=\"{:.1f}\" font-size=\"14\" "
-                                "font-weight=\"bold\">{} (root {}, height {}): interior {}</text>\n",
-                                kLeft, top + 12, name, t.root, t.height(), ranks_text(interior_ranks(t)));
+                                "font-weight=\"bold\" fill=\"{}\">{} (root {}, height {}): interior {}</text>\n",
+                                kLeft, top + 12, colour, name, t.root, t.height(), ranks_text(interior_ranks(t)));
   for (Rank r = 0; r < t.size(); ++r)
     if (t.parent[r] != algorithms::kNoRank)
       out += fmt::format("  <line class=\"tree-edge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                         "stroke=\"#555555\" stroke-width=\"1.5\"/>\n",
-                         x(t.parent[r]), y(t.parent[r]), x(r), y(r));
+                         "stroke=\"{}\" stroke-width=\"2\"/>\n",
+                         x(t.parent[r]), y(t.parent[r]), x(r), y(r), colour);
   for (Rank r = 0; r < t.size(); ++r) {
     const bool interior = t.interior(r);
     out += fmt::format("  <circle class=\"tree-node {}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"14\" fill=\"{}\" "
@@ -232,12 +265,24 @@ std::string tree_drawing(const algorithms::BinaryTree& t, const std::string& nam
 std::string tree_section(const Schedule& s, double& top, double& width) {
   const auto trees = teaching_trees(s);
   if (trees.empty()) return {};
-  std::string out = fmt::format("<g class=\"trees\">\n<text x=\"{}\" y=\"{:.1f}\" font-size=\"13\">Trees: filled = "
-                                "interior (receives, reduces and forwards), hollow = leaf (only sends and receives)"
-                                "</text>\n",
-                                kLeft, top + 14);
-  top += 24;
-  for (std::size_t i = 0; i < trees.size(); ++i) out += tree_drawing(trees[i], teaching_tree_name(trees[i], i, trees.size()), top);
+  // The caption on lines short enough for the narrowest picture (kCaptionChars at 13 px).
+  const bool coloured = trees.size() == 2 && s.info().channels <= 1;
+  const std::vector<std::string> caption = {
+      "Trees: filled = interior (receives, reduces and forwards),",
+      "hollow = leaf (only sends and receives).",
+      coloured ? "Each tree's edges, and its transfers above, in its colour." : ""};
+  std::string out = "<g class=\"trees\">\n";
+  for (const std::string& line : caption) {
+    if (line.empty()) continue;
+    out += fmt::format("<text class=\"caption\" x=\"{}\" y=\"{:.1f}\" font-size=\"13\">{}</text>\n", kLeft, top + 14,
+                       escape_xml(line));
+    top += 17;
+    width = std::max(width, kLeft + kCaptionCharWidth * double(line.size()) + 20);
+  }
+  top += 8;
+  if (coloured) width = std::max(width, kLeft + 810);  // the legend's "colour = tree: tree 1 tree 2"
+  for (std::size_t i = 0; i < trees.size(); ++i)
+    out += tree_drawing(trees[i], teaching_tree_name(trees[i], i, trees.size()), coloured ? kTreeColours[i] : "#555555", top);
   if (trees.size() == 2) {
     std::vector<Rank> both;
     for (Rank r = 0; r < trees[0].size(); ++r)

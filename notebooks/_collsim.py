@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
+# The repository this file sits in (notebooks/..), or COLLSIM_ROOT: where the notebooks find
+# their data (validate/results/), whatever folder they run from.
+ROOT = Path(os.environ.get("COLLSIM_ROOT") or Path(__file__).resolve().parent.parent)
+
 _module = None
 if os.environ.get("COLLSIM_BACKEND", "module") != "cli":
     try:
@@ -125,7 +129,8 @@ def predict(algorithms="all", sizes=None, *, preset=None, config_yaml=None, flat
     algos = algorithms if isinstance(algorithms, str) else ",".join(algorithms)
     if _module:
         cluster = _module_cluster(preset, config_yaml, flat, ranks, placement, placement_seed)
-        records = _module.predict(cluster, algos, sizes, collective, engine, segments, "one", trace or "")
+        records = _module.predict(cluster, algos, sizes, collective=collective, engine=engine, segments=segments,
+                                  trace=trace or "")
         return pd.DataFrame(records)
     with tempfile.TemporaryDirectory() as tmp:
         config_path = None

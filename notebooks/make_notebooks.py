@@ -209,7 +209,8 @@ display(SVG(cs.svg("tree", 8, segments=1)))
 """),
     md("""
 And the double binary tree: tree 2 is tree 1 mirrored (r -> P-1-r), so its interior ranks are
-exactly tree 1's leaves.
+exactly tree 1's leaves. Here colour tells the trees apart, in the arrows and the edges alike
+(an arrow's head still tells a copy from a reduction).
 """),
     code("""
 display(SVG(cs.svg("two-tree", 8, segments=1)))
@@ -231,10 +232,14 @@ for P in [4, 8, 16, 32]:
     md("""
 ## Latency and bandwidth terms
 
-On a flat network with alpha = 5 us per message and 10 GB/s, a small message costs about
-(number of steps) x alpha: 2(P-1) alpha for the ring, about 2 log2 P alpha for the trees. A large
-message costs its bytes over the bandwidth: the ring and two-tree approach 2N/B, while a single
-tree is slower, because its interior ranks receive from and send to two children each.
+On a flat network with alpha = 5 us per message and 10 GB/s (the analytic engine: one message at
+a time each way per rank), a small message costs about (number of steps) x alpha: 2(P-1) alpha
+for the ring. A binary tree of height H = 1 + floor(log2(P-1)) has H levels up and H down, but a
+rank with two children receives from them one after the other (and later sends to them one
+after the other), so a level costs two alphas: about (4H - 2) alpha, twice the 2 log2 P alpha a
+count of levels suggests. The table below checks both against the engine.
+A large message costs its bytes over the bandwidth: the ring approaches 2N/B; the trees are
+compared at 1 GiB in the next section.
 """),
     code("""
 alpha, bw = 5e-6, 10e9
@@ -253,8 +258,50 @@ plt.show()
 small = pd.DataFrame(small).pivot(index="P", columns="algorithm", values="time at 1K (us)")
 small["2(P-1) alpha (us)"] = [2 * (P - 1) * alpha * 1e6 for P in small.index]
 small["2 log2 P alpha (us)"] = [2 * np.log2(P) * alpha * 1e6 for P in small.index]
+H = {P: 1 + int(np.floor(np.log2(P - 1))) for P in small.index}
+small["(4H - 2) alpha (us)"] = [(4 * H[P] - 2) * alpha * 1e6 for P in small.index]
 display(small.round(1))
 assert small.loc[64, "ring"] > 5 * small.loc[64, "two-tree"]  # latency: linear against logarithmic
+# what the text says: the ring pays 2(P-1) alpha, the trees (4H - 2) alpha, not 2 log2 P alpha
+for P in small.index:
+    assert abs(small.loc[P, "ring"] / small.loc[P, "2(P-1) alpha (us)"] - 1) < 0.05
+    for tree in ["tree", "two-tree"]:
+        assert abs(small.loc[P, tree] / small.loc[P, "(4H - 2) alpha (us)"] - 1) < 0.05
+        assert small.loc[P, tree] > 1.5 * small.loc[P, "2 log2 P alpha (us)"]
+"""),
+    md("""
+## One tree or two, at 1 GiB
+
+A rank interior in a single binary tree sends N to its parent and N to each of its two
+children: 3N, so the tree needs at least 3N/B. In the double binary tree each rank is interior
+in one tree, where it sends N/2 up and N/2 to each child (3N/2), and a leaf in the other, where
+it sends N/2 up: 2N in all, the ring's floor 2N/B. Whether
+two-tree gets there depends on how a rank's messages share its link. The analytic engine's one
+port sends them one at a time in the schedule's order; the flow engine, on a star switch of
+the same 10 GB/s links, lets them share the link at once. The sentence under the table is
+printed from the numbers above it.
+"""),
+    code("""
+P, N = 8, 2**30
+star = (f"name: star\\nlink_classes:\\n  e: {{bandwidth_Bps: {bw:.6g}, alpha_s: {alpha:.6g}}}\\n"
+        f"topology: {{kind: star, endpoints: {P}, link: e}}\\ngamma_s_per_byte: 0\\n")
+one_port = cs.predict(["ring", "tree", "two-tree"], N, flat=dict(ranks=P, bandwidth=bw, alpha=alpha))
+shared = cs.predict(["ring", "tree", "two-tree"], N, config_yaml=star, engine="flow")
+big = pd.DataFrame({"one port (analytic)": one_port.set_index("algorithm").time_s,
+                    "shared link (flow, star)": shared.set_index("algorithm").time_s})
+big.loc["2N/B"] = 2 * N / bw
+big.loc["3N/B"] = 3 * N / bw
+display(big.round(4))
+a, f = big["one port (analytic)"], big["shared link (flow, star)"]
+print(f"With one port, two-tree ({a['two-tree']:.3f} s) is within {abs(a['two-tree'] / a['tree'] - 1):.0%} of the "
+      f"single tree ({a['tree']:.3f} s): its ranks' sends take turns, so it stays at {a['two-tree'] / (2 * N / bw):.2f}x 2N/B.")
+print(f"On a shared link, two-tree takes {f['two-tree']:.3f} s ({f['two-tree'] / (2 * N / bw):.2f}x 2N/B) and the "
+      f"single tree {f['tree']:.3f} s ({f['tree'] / (3 * N / bw):.2f}x 3N/B): two trees are {f['tree'] / f['two-tree']:.2f}x faster.")
+assert abs(a["two-tree"] / a["tree"] - 1) < 0.1          # one port: the two trees no faster than one
+assert f["two-tree"] < 0.75 * f["tree"]                  # shared link: two-tree is faster ...
+assert f["two-tree"] < 1.15 * 2 * N / bw                 # ... near 2N/B
+assert 0.95 * 3 * N / bw < f["tree"] < 1.15 * 3 * N / bw  # the single tree near 3N/B
+assert f["ring"] < 1.05 * 2 * N / bw and a["ring"] < 1.05 * 2 * N / bw
 """),
     md("""
 ## Where the ring overtakes two-tree
@@ -318,8 +365,11 @@ plt.show()
 
 - In the double binary tree every rank is interior in one tree and a leaf in the other, so every
   rank sends and receives about the same amount: the bandwidth a single tree leaves unused.
-- Small messages are latency-bound: the ring pays 2(P-1) alpha, the trees about 2 log2 P alpha.
-  Large messages are bandwidth-bound, where the ring and two-tree both approach 2N/B.
+- Small messages are latency-bound: the ring pays 2(P-1) alpha, the trees about (4H - 2) alpha
+  with one port (a rank's two children take turns), still logarithmic in P.
+- Large messages are bandwidth-bound: the ring approaches 2N/B; a single tree needs 3N/B; two-tree
+  gets near 2N/B where a rank's link carries its messages at once (flow engine), not where they
+  take turns on one port (analytic engine), where it is no faster than one tree.
 - So the size from which the ring wins grows with P: with more ranks, the trees stay ahead for
   larger messages.
 - Seed 004's speed-up: a master that talks to one worker at a time costs (P-1) message times, a
@@ -508,10 +558,9 @@ validate` runs schedules on real MPI ranks and GPUs and writes `validate/results
 (columns algorithm, ranks, bytes, predicted_s, measured_median_s, error_pct). This notebook plots
 whatever results exist: predicted against measured time, and the error per size.
 """),
-    code(SETUP.replace("import _collsim as cs  # the collsim module, or the collsim command line if the module is not built\n"
-                       "print(\"collsim backend:\", cs.BACKEND)", "import os\nfrom pathlib import Path")),
+    code(SETUP),
     code("""
-root = Path(os.environ.get("COLLSIM_ROOT", Path.cwd().parent))
+root = cs.ROOT  # the repository _collsim.py sits in (or COLLSIM_ROOT), from whatever folder this runs
 files = sorted(root.glob("validate/results/*/results.csv"))
 frames = []
 for f in files:

@@ -20,6 +20,7 @@
 #include "collectives/explain_json.hpp"
 #include "collectives/schedule_json.hpp"
 #include "sim/prediction.hpp"
+#include "sim/protocol.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/validation_run.hpp"
@@ -156,19 +157,34 @@ ClusterConfig flat_cluster(Rank ranks, double bandwidth, double alpha, double ga
   return collsim::flat_cluster("what-if (flat, contention-free)", cost, ranks);
 }
 
-py::list predict_records(const ClusterConfig& c, const py::object& algorithms, const py::object& sizes,
+// As `collsim predict`, with its defaults (cluster_request: engine auto, one channel per NIC,
+// Simple, the config's sizes) and its options; ranks and placement re-place a copy of the
+// cluster as --ranks and --placement do.
+py::list predict_records(ClusterConfig c, const py::object& algorithms, const py::object& sizes,
                          const std::string& collective, const std::string& engine, std::uint32_t segments,
-                         const std::string& ports, const std::string& trace) {
-  PredictionRequest r = request_on(c);
+                         std::uint32_t channels, const std::string& protocol, Rank ranks, const std::string& placement,
+                         std::uint64_t placement_seed, const std::string& ports, const std::string& stream,
+                         const std::string& trace) {
+  if (ranks > 0 || !placement.empty()) c = placed(std::move(c), ranks, placement, placement_seed);
+  PredictionRequest r = cluster_request(c);
   r.collective = parse_collective(collective);
   r.algorithms = names_of(algorithms);
-  r.sizes = sizes.is_none() ? (!c.bytes.empty() ? c.bytes : parse_size_list("1K,64K,1M,16M,256M,1G")) : sizes_of(sizes);
+  if (!sizes.is_none()) r.sizes = sizes_of(sizes);
   r.segments = segments;
-  r.engine = find_engine(engine).kind;
+  r.channels = channels;
+  if (engine != "auto") r.engine = find_engine(engine).kind;
+  if (protocol == "auto") r.protocol = std::nullopt;
+  else r.protocol = find_protocol(protocol);
+  if (ports != "one" && ports != "unlimited") throw Error(fmt::format("ports: expected one or unlimited, got '{}'", ports));
   r.run.one_port = ports == "one";
+  if (stream == "auto") r.streaming = Streaming::when_large;
+  else if (stream == "always") r.streaming = Streaming::always;
+  else if (stream == "never") r.streaming = Streaming::never;
+  else throw Error(fmt::format("stream: expected auto, always or never, got '{}'", stream));
+  r.run.flow.critical_path = !trace.empty();  // per-transfer records only for a trace, as the command line
   std::unique_ptr<ChromeTrace> chrome;
-  if (!trace.empty()) {  // as `collsim predict --engine flow --trace FILE`
-    if (engine != "flow") throw Error("a trace records flow-engine runs: use engine='flow'");
+  if (!trace.empty()) {  // as `collsim predict --trace FILE` (flow engine)
+    if (r.engine != EngineKind::flow) throw Error("a trace records flow-engine runs: use engine='flow' (or 'auto' on a topology)");
     chrome = std::make_unique<ChromeTrace>(trace);
     r.run.flow.timeline = true;
     r.on_flow_run = [&](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
@@ -210,18 +226,26 @@ void bind_cluster(py::module_& m) {
         py::arg("gamma") = 0.0, py::arg("ranks_per_node") = 0, py::arg("intra_bandwidth") = 0.0,
         py::arg("intra_alpha") = -1.0, "A flat what-if network: bandwidth in bytes/s, alpha in s, gamma in s/byte");
   m.def("predict", &predict_records, py::arg("cluster"), py::arg("algorithms") = "all", py::arg("sizes") = py::none(),
-        py::arg("collective") = "allreduce", py::arg("engine") = "analytic", py::arg("segments") = 0,
-        py::arg("ports") = "one", py::arg("trace") = "",
-        "Predict time per algorithm and size; records as `collsim predict --format json`. "
-        "trace: write a Chrome trace of flow-engine runs to this file");
+        py::arg("collective") = "allreduce", py::arg("engine") = "auto", py::arg("segments") = 0,
+        py::arg("channels") = 0, py::arg("protocol") = "simple", py::arg("ranks") = 0, py::arg("placement") = "",
+        py::arg("placement_seed") = 1, py::arg("ports") = "one", py::arg("stream") = "auto", py::arg("trace") = "",
+        "Predict time per algorithm and size; records as `collsim predict --format json`, with its defaults and "
+        "options: engine 'auto' (flow on a cluster with a topology, analytic on a flat network), 'analytic', 'flow' "
+        "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto'; ranks and "
+        "placement ('linear', 'round-robin', 'random', with placement_seed) re-place the cluster's ranks; ports 'one' "
+        "or 'unlimited' (analytic); stream 'auto', 'always' or 'never' (flow); trace: write a Chrome trace of the "
+        "flow-engine runs to this file");
 }
 
 // ---- validation ----------------------------------------------------------------------------
 
-// The workers beside the build's collsim: this module sits in build/python, they in build/bin.
+// The workers: beside the build's collsim when this module sits in build/python (they are in
+// build/bin); an installed module (`pip install .`) looks in the build tree it was built from.
 std::string default_worker_dir() {
   const std::string module = py::module_::import("collsim").attr("__file__").cast<std::string>();
-  return (std::filesystem::path(module).parent_path().parent_path() / "bin").string();
+  const std::filesystem::path beside = std::filesystem::path(module).parent_path().parent_path() / "bin";
+  if (std::filesystem::exists(beside / "collsim-mpi-worker")) return beside.string();
+  return COLLSIM_BUILD_BIN_DIR;
 }
 
 // As `collsim validate --backend B`: calibrate, predict, execute, write the report folder.

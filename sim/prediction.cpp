@@ -2,6 +2,7 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -167,13 +168,44 @@ CostModel lower_bound_model(const RunCosts& costs, const CostModel& flat, Ports 
   return bound;
 }
 
+// The flat model a bound may take: the cheapest alpha, beta and gamma the cost rule gives a
+// message of any size. With size factors (a calibrated CPU's links) the large-message model
+// is no bound for small messages: there its alpha carries the large sizes' latency factors
+// (x266 on one calibration), and a 1 MiB ring was priced below its "bound". A message of s bytes
+// costs at least the least alpha plus s times the least beta, whatever its size, and a
+// reduction at least the least of its rank's paces (reduction factors, into sent data or not).
+CostModel cheapest_model(const RunCosts& costs, const CostModel& large) {
+  const Topology& t = *costs.topology;
+  std::set<std::uint64_t> sizes{1};
+  for (const LinkClass& c : t.network.link_classes())
+    for (const std::vector<SizeFactor>* rows : {&c.size_factors, &c.exchange_factors})
+      for (const SizeFactor& row : *rows) sizes.insert(std::max<std::uint64_t>(row.from_bytes, 1));
+  for (const std::vector<ReductionFactor>* rows : {&t.reduction_factors, &t.reduction_into_sent_factors})
+    for (const ReductionFactor& row : *rows) sizes.insert(std::max<std::uint64_t>(row.from_bytes, 1));
+  if (sizes.size() == 1) return large;  // no factors: one model at every size
+  CostModel cheapest = large;
+  auto keep_cheaper = [](LinkCost& into, const LinkCost& other) {
+    into.alpha_s = std::min(into.alpha_s, other.alpha_s);
+    into.beta_s_per_byte = std::min(into.beta_s_per_byte, other.beta_s_per_byte);
+  };
+  for (std::uint64_t bytes : sizes) {
+    const CostModel at = equivalent_cost_model(*costs.topology, costs.gamma_s_per_byte, bytes, costs.protocol);
+    keep_cheaper(cheapest.inter_node, at.inter_node);
+    keep_cheaper(cheapest.intra_node, at.intra_node);
+    cheapest.gamma_s_per_byte = std::min({cheapest.gamma_s_per_byte, at.gamma_s_per_byte,
+                                          reduction_s_per_byte(t, 0, costs.gamma_s_per_byte, bytes, false),
+                                          reduction_s_per_byte(t, 0, costs.gamma_s_per_byte, bytes, true)});
+  }
+  return cheapest;
+}
+
 void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const RunCosts& costs, const CostModel& flat) {
   rec.algbw_GBps = rec.time_s > 0 ? to_GBps(double(rec.bytes) / rec.time_s) : 0;
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   const bool switches_reduce = r.topology->has_reducers();
   const Ports ports = r.engine != EngineKind::analytic ? Ports::none : r.run.one_port ? Ports::one : Ports::unshared;
-  rec.lower_bound_s =
-      lower_bound_time(r.collective, r.ranks, rec.bytes, lower_bound_model(costs, flat, ports), ports, switches_reduce);
+  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes,
+                                       lower_bound_model(costs, cheapest_model(costs, flat), ports), ports, switches_reduce);
 }
 
 PredictionRecord record_for(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
@@ -269,6 +301,7 @@ CostModel flat_model(const RunCosts& costs) {
 
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
+  if (r.on_candidate) r.on_candidate(algorithm, protocol);
   const RunCosts costs = run_costs(r, algorithm, protocol);
   const CostModel flat = flat_model(costs);
   return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
@@ -376,18 +409,20 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
   return r.channels > 0 ? r.channels : suggested_channels(r);
 }
 
-PredictionRequest request_on(const ClusterConfig& cluster) {
+EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
+  return topology->flat ? EngineKind::analytic : EngineKind::flow;
+}
+
+PredictionRequest cluster_request(const ClusterConfig& cluster) {
   PredictionRequest r;
+  r.algorithms = {"all"};
+  r.sizes = !cluster.bytes.empty() ? cluster.bytes : parse_size_list(kDefaultSizes);
   r.ranks = cluster.ranks;
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.runtime = cluster.runtime;
   r.engine = default_engine(cluster.topology);
   return r;
-}
-
-EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
-  return topology->flat ? EngineKind::analytic : EngineKind::flow;
 }
 
 RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol) {

@@ -100,6 +100,10 @@ struct PredictionRequest {
   EngineRun run;
   // Flow engine: a look at each run (for --trace and --detail).
   std::function<void(const PredictionRecord&, const Schedule&, const FlowResult&)> on_flow_run;
+  // Which run starts inside one step: the algorithm and protocol of each candidate, where a
+  // step runs several ("nccl" runs each of NCCL's algorithms with each protocol, protocol auto
+  // each protocol), and of the one run otherwise; for a progress line to name it.
+  std::function<void(std::string_view algorithm, const Protocol& protocol)> on_candidate;
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;
@@ -107,14 +111,20 @@ struct PredictionRequest {
   CollectiveRuntime runtime = CollectiveRuntime::none;
 };
 
-// A request on `cluster`: its ranks, gamma and node size, topology, runtime, and its default
-// engine (the caller names the collective, algorithms and sizes).
-PredictionRequest request_on(const ClusterConfig& cluster);
-
 // The engine a cluster gets when none is named (--engine auto): the flow engine where the
 // cluster has links to share (contention changes the answer, and the flow engine is fast), the
 // analytic engine on a flat network, a contention-free what-if by definition.
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology);
+
+// The sizes a prediction runs when neither the caller nor the cluster's config names any.
+inline constexpr std::string_view kDefaultSizes = "1K,64K,1M,16M,256M,1G";
+
+// A request on `cluster` with predict's defaults, the one place the command line, the Python
+// module and validate --measured take them from: the cluster's ranks, costs, topology and runtime; its
+// config's sizes, else kDefaultSizes; the default engine (default_engine: flow on a topology,
+// analytic on a flat network); one channel per NIC the ranks span (channels 0); Simple
+// protocol; every algorithm. The caller then sets what its user chose.
+PredictionRequest cluster_request(const ClusterConfig& cluster);
 
 // The priced run of `algorithm` under `request` with `protocol`: its cluster, gamma, protocol
 // and the cluster's runtime for that algorithm and protocol (sim/runtime.hpp).

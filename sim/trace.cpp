@@ -21,6 +21,9 @@ double micros(double seconds) { return seconds * 1e6; }
 struct Slice {
   double begin_s, end_s;
   std::string json_without_tid;  // the event, to be completed with its lane's tid
+  // A flow event bound to this slice (an arrow from a send to its receive), on the same lane:
+  // "ph": "s" at the send's start, or "ph": "f" with "bp": "e" at the receive's start.
+  std::string flow_without_tid;
 };
 
 // Slices of one rank on lanes where none overlap: each goes on the first lane free at its start.
@@ -103,10 +106,20 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& to
       const std::string args = fmt::format(
           R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}}})",
           id, x.step, bytes, micros(t.ready_s), micros(t.start_s), micros(t.arrival_s), micros(t.done_s));
+      const std::string name = quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst));
       per_rank[x.src].push_back({t.ready_s, t.arrival_s,
                                  fmt::format(R"("ph": "X", "cat": "transfer", "name": {}, "ts": {:.6f}, "dur": {:.6f}, {})",
-                                             quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst)),
-                                             micros(t.ready_s), micros(t.arrival_s - t.ready_s), args)});
+                                             name, micros(t.ready_s), micros(t.arrival_s - t.ready_s), args),
+                                 fmt::format(R"("ph": "s", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})", name,
+                                             flows_ + id, micros(t.ready_s))});
+      // The receiver's side: its bytes arriving, from the drain's start to the arrival, with
+      // the arrow's head (Perfetto and chrome://tracing draw an arrow from sender to receiver).
+      per_rank[x.dst].push_back({t.start_s, t.arrival_s,
+                                 fmt::format(R"("ph": "X", "cat": "receive", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
+                                             quoted(fmt::format("receive {} <- {}", x.dst, x.src)), micros(t.start_s),
+                                             micros(t.arrival_s - t.start_s), id, bytes),
+                                 fmt::format(R"("ph": "f", "bp": "e", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})",
+                                             name, flows_ + id, micros(t.start_s))});
     }
     if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
       const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes, s.info().segments);
@@ -131,9 +144,13 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& to
       event(fmt::format(R"({{"ph": "M", "pid": {}, "tid": {}, "name": "thread_sort_index", "args": {{"sort_index": {}}}}})",
                         pid, tid, std::size_t(r) * 1024 + k));
     }
-    for (std::size_t i = 0; i < slices.size(); ++i)
+    for (std::size_t i = 0; i < slices.size(); ++i) {
       event(fmt::format("{{\"pid\": {}, \"tid\": {}, {}}}", pid, r + lane[i] * ranks, slices[i].json_without_tid));
+      if (!slices[i].flow_without_tid.empty())
+        event(fmt::format("{{\"pid\": {}, \"tid\": {}, {}}}", pid, r + lane[i] * ranks, slices[i].flow_without_tid));
+    }
   }
+  flows_ += s.size();  // flow ids are unique over the file's runs
 }
 
 void ChromeTrace::add_link_tracks(int pid, const Topology& topology, const FlowResult& result) {

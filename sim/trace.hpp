@@ -2,7 +2,9 @@
 // (https://ui.perfetto.dev) or chrome://tracing. Written as it goes: one process per run
 // ("ring 1 MiB"), in it
 //   a track per rank: a slice per transfer it sends, from ready to arrival (alpha, latency
-//     and drain; args give the times), and a slice per reduction it runs;
+//     and drain; args give the times), a slice per transfer it receives, from the drain's
+//     start to the arrival, with a flow event (an arrow) from the send to the receive, and a
+//     slice per reduction it runs;
 //     transfers of one rank that overlap go on extra lanes ("rank 3 #2");
 //   a counter track per busy link: its utilization (sum of flow rates / capacity) over time.
 // Times are microseconds, as the format wants.
@@ -42,6 +44,7 @@ class ChromeTrace {
   std::FILE* file_ = nullptr;
   std::size_t events_ = 0;
   int runs_ = 0;
+  std::size_t flows_ = 0;  // flow ids given so far (one per transfer between ranks)
 };
 
 }  // namespace collsim

@@ -337,7 +337,12 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
   Fabric fabric;
   if (root["topology"]) {
     const FabricRequest request{in, root["topology"], net, build_mode, topo->routing_seed, nics};
-    fabric = fabric_kind(request).read(request);
+    const FabricKind& kind = fabric_kind(request);
+    // Rails are a fat-tree's: NIC j of every node on leaf j. On a dragonfly they would put a
+    // node's NICs in different groups, so a node's own traffic crosses global links; there, unless
+    // the config says otherwise, a node's NICs are adjacent terminals (node-major).
+    if (nodes && kind.name == "dragonfly" && !nodes->node["rail_optimized"]) nodes->params.rail_optimized = false;
+    fabric = kind.read(request);
     const YAML::Node t = root["topology"];
     if (t["reduction"] || t["reduction_Bps"] || t["reduction_latency_s"]) {
       const SwitchReduction sharp = read_fabric_reduction(in, t);

@@ -317,22 +317,35 @@ Calibration fit_calibration(const CalibrationSamples& samples) {
 
 std::string calibration_summary(const Calibration& c) {
   const RepeatRanges& r = c.repeats;
-  const auto middle_half = [&](const ParameterRange& range, std::string (*format)(double)) {
+  // Each range is over the repeats fitted alone, so the fit of all of them (the medians) may
+  // lie outside it: it is said to be theirs, not the estimate's.
+  const auto repeats_alone = [&](const ParameterRange& range, std::string (*format)(double)) {
     if (r.repeats < 2) return std::string();
-    return fmt::format(" [{} .. {}]", format(range.low_quartile), format(range.high_quartile));
+    return fmt::format(", {} .. {} per repeat", format(range.low_quartile), format(range.high_quartile));
   };
+  // What the YAML's link class is: its fastest stretch and first start-up, bent by its rows.
+  const SizeFactorFit& f = c.size_factors;
+  std::string link = fmt::format("link {} (the fastest stretch), alpha {} (the first stretch's start-up)",
+                                 format_rate(f.bandwidth_Bps), format_seconds(f.alpha_s));
+  if (!f.rows.empty()) {
+    auto [lat_low, lat_high] = std::minmax_element(f.rows.begin(), f.rows.end(),
+                                                   [](const auto& a, const auto& b) { return a.latency < b.latency; });
+    auto [bw_low, bw_high] = std::minmax_element(f.rows.begin(), f.rows.end(),
+                                                 [](const auto& a, const auto& b) { return a.bandwidth < b.bandwidth; });
+    link += fmt::format(", {} size-factor rows (alpha x{:.3g} .. x{:.3g}, bandwidth x{:.3g} .. x{:.3g})", f.rows.size(),
+                        lat_low->latency, lat_high->latency, bw_low->bandwidth, bw_high->bandwidth);
+  }
   return fmt::format(
-      "alpha {}{}, bandwidth {}{} (rms residual {:.1f}%), gamma {}{}, shared {}, {}{}{}; ranks on a CPU {:.0f}% "
-      "of the time: {}",
-      format_seconds(c.link.intercept), middle_half(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
-      middle_half(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
-      middle_half(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
+      "{}; one line through the sweep: alpha {}{}, bandwidth {}{} (rms residual {:.1f}%); gamma {}{}, shared {}, {}{}{}; "
+      "ranks on a CPU {:.0f}% of the time: {}",
+      link, format_seconds(c.link.intercept), repeats_alone(r.alpha_s, format_seconds), format_rate(1.0 / c.link.slope),
+      repeats_alone(r.bandwidth_Bps, format_rate), 100 * c.link.rms_relative_residual, format_gamma(c.gamma_s_per_byte),
+      repeats_alone(r.gamma_s_per_byte, format_gamma), c.shared_Bps > 0 ? format_rate(c.shared_Bps) : "none",
       c.core_Bps > 0 ? "each rank's core " + format_rate(c.core_Bps)
                      : "memory " + (c.memory_Bps > 0 ? format_rate(c.memory_Bps) : std::string("not measured")),
       c.exchange_factors.rows.empty() ? "" : ", " + exchange_summary(c),
-      r.repeats < 2 ? "" : fmt::format(" ([..]: middle half of {} repeats fitted alone)", r.repeats),
-      100 * c.samples.on_cpu_fraction,
-      c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
+      r.repeats < 2 ? "" : fmt::format(" (per repeat: middle half of {} repeats fitted alone)", r.repeats),
+      100 * c.samples.on_cpu_fraction, c.reliable() ? "reliable" : "UNRELIABLE (see the warnings)");
 }
 
 std::string unreliable_calibration_warning(const Calibration& c, std::string_view command) {

@@ -195,7 +195,9 @@ constexpr double kMinOnCpuFraction = 0.8;
 
 Calibration fit_calibration(const CalibrationSamples& samples);
 
-// One line: each parameter with the middle half of its values over the repeats fitted alone,
+// One line: the link class the YAML writes (its fastest stretch, first start-up and the
+// range of its size-factor rows), then the one-line fit and each parameter with the middle
+// half of its values over the repeats fitted alone (theirs, not the estimate's range),
 // the residual, the CPU share, and whether the fit is reliable.
 std::string calibration_summary(const Calibration& c);
 

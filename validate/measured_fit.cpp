@@ -31,7 +31,7 @@ std::vector<PredictionRecord> predict_log_sizes(const ClusterConfig& cluster, co
                               row.line, row.root));
     sizes.insert(row.size_bytes);
   }
-  PredictionRequest r = request_on(cluster);
+  PredictionRequest r = cluster_request(cluster);
   r.collective = log.collective;
   r.algorithms = algorithms;
   r.sizes.assign(sizes.begin(), sizes.end());

@@ -137,8 +137,10 @@ std::string steady_summary_markdown(const std::vector<ValidationRow>& rows, unsi
       "Machine drift: each case is bracketed by ping-pong probes between ranks 0 and 1 (validate/machine_drift.hpp), "
       "timed as the calibration times its ping-pong; a case whose probes moved more than {:.0f}% from the calibration "
       "ran on a machine of another speed and is run again (3 launches at most, keeping the closest). {} of {} cases "
-      "were measured within {:.0f}%:\n\n",
-      100 * kDriftTolerance, steady.size(), rows.size(), 100 * kDriftTolerance);
+      "were measured within {:.0f}%{}\n\n",
+      100 * kDriftTolerance, steady.size(), rows.size(), 100 * kDriftTolerance,
+      steady.empty() ? ": none, so no error is given for the machine as calibrated." : ":");
+  if (steady.empty()) return out;  // no table of nothing
   out += "| ranks | steady cases | median \\|error\\| | p90 \\|error\\| |\n|---:|---:|---:|---:|\n";
   for (const RanksSummary& r : summarize_by_ranks(steady, cores))
     out += fmt::format("| {}{} | {} | {:.1f}% | {:.1f}% |\n", r.ranks, r.oversubscribed ? " (oversubscribed)" : "",
@@ -205,21 +207,40 @@ struct Axis {  // log10 axis mapped onto [from, to] pixels
 
 const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"};
 
-std::string svg_marker(double x, double y, Rank ranks, const char* color, const std::string& tip) {
-  if (ranks % 2 == 1 || ranks <= 2)
-    return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>\n", x, y, color, tip);
-  return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"8\" height=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\">"
-                     "<title>{}</title></rect>\n",
-                     x - 4, y - 4, color, tip);
+// Filled circle: P = 2 or odd; open square: even P > 2. Half-transparent, so points that fall
+// on each other (P = 2's many sizes) still show. A case measured on a machine that drifted from
+// the calibration gets a red cross over its marker.
+bool square_marker(Rank ranks) { return !(ranks % 2 == 1 || ranks <= 2); }
+
+std::string svg_shape(double x, double y, bool square, const char* color) {
+  if (!square) return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" fill-opacity=\"0.6\"", x, y, color);
+  return fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"8\" height=\"8\" fill=\"none\" stroke=\"{}\" "
+                     "stroke-width=\"1.5\"",
+                     x - 4, y - 4, color);
+}
+
+std::string svg_marker(double x, double y, Rank ranks, const char* color, const std::string& tip, bool drifted) {
+  const bool square = square_marker(ranks);
+  std::string out = fmt::format("{}><title>{}</title></{}>\n", svg_shape(x, y, square, color), tip, square ? "rect" : "circle");
+  if (drifted)
+    out += fmt::format("<path class=\"drifted\" d=\"M{0:.1f},{1:.1f} l10,10 m-10,0 l10,-10\" stroke=\"#d62728\" "
+                       "stroke-width=\"1.5\"><title>{2} (machine drifted)</title></path>\n",
+                       x - 5, y - 5, tip);
+  return out;
 }
 
 }  // namespace
 
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title, const std::string& x_label,
-                     const std::string& y_label) {
+                     const std::string& y_label, const std::vector<MeasuredSpread>& spreads) {
+  if (!spreads.empty() && spreads.size() != rows.size())
+    throw Error(fmt::format("plot: {} spreads for {} rows", spreads.size(), rows.size()));
   double lo = 1e9, hi = -1e9;
   for (const ValidationRow& r : rows)
     for (double v : {r.predicted_s, r.measured_median_s}) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
+  for (const MeasuredSpread& m : spreads)
+    for (double v : {m.min_s, m.max_s})
+      if (v > 0) lo = std::min(lo, std::floor(std::log10(v))), hi = std::max(hi, std::ceil(std::log10(v)));
   if (rows.empty()) lo = -6, hi = -3;
   const Axis x{lo, hi, 80, 520}, y{lo, hi, 520, 80};
   std::map<std::string, const char*> color;
@@ -237,19 +258,123 @@ std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& 
   s += "<line x1=\"80\" y1=\"520\" x2=\"520\" y2=\"80\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n";
   s += fmt::format("<text x=\"300\" y=\"570\" text-anchor=\"middle\">{}</text>\n", x_label);
   s += fmt::format("<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">{}</text>\n", y_label);
-  for (const ValidationRow& r : rows)
+  // Error bars first, under the markers: each case's fastest .. slowest iteration.
+  for (std::size_t i = 0; i < spreads.size(); ++i) {
+    const MeasuredSpread& m = spreads[i];
+    if (!(m.min_s > 0 && m.max_s >= m.min_s)) continue;
+    const double px = x.at(rows[i].predicted_s), top = y.at(m.max_s), bottom = y.at(m.min_s);
+    s += fmt::format("<path class=\"spread\" d=\"M{0:.1f},{1:.1f} V{2:.1f} M{3:.1f},{1:.1f} h6 M{3:.1f},{2:.1f} h6\" "
+                     "stroke=\"{4}\" stroke-width=\"1\" fill=\"none\"><title>{5} P={6} {7}: {8} .. {9}</title></path>\n",
+                     px, top, bottom, px - 3, color[rows[i].algorithm], rows[i].algorithm, rows[i].ranks,
+                     format_size(rows[i].bytes), format_seconds(m.min_s), format_seconds(m.max_s));
+  }
+  bool circles = false, squares = false, drifts = false;
+  for (const ValidationRow& r : rows) {
+    const bool drifted = !machine_steady(r.machine_drift);
     s += svg_marker(x.at(r.predicted_s), y.at(r.measured_median_s), r.ranks, color[r.algorithm],
-                    fmt::format("{} P={} {}: {:+.1f}%", r.algorithm, r.ranks, format_size(r.bytes), r.error_pct()));
+                    fmt::format("{} P={} {}: {:+.1f}%", r.algorithm, r.ranks, format_size(r.bytes), r.error_pct()), drifted);
+    (square_marker(r.ranks) ? squares : circles) = true;
+    drifts = drifts || drifted;
+  }
+  // The legend draws the shapes the plot uses: one shape alone colours the algorithms' swatches.
+  const bool one_shape_square = squares && !circles;
   double ly = 90;
+  s += "<g class=\"legend\">\n";
   for (const auto& [name, c] : color) {
-    s += fmt::format("<circle cx=\"545\" cy=\"{:.0f}\" r=\"4\" fill=\"{}\"/><text x=\"555\" y=\"{:.0f}\">{}</text>\n", ly, c, ly + 4, name);
+    s += fmt::format("{}/><text x=\"555\" y=\"{:.0f}\">{}</text>\n", svg_shape(545, ly, one_shape_square, c), ly + 4, name);
     ly += 18;
   }
-  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">filled circle: P = 2 or odd</text>\n", ly + 10);
-  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">open square: even P &gt; 2</text>\n", ly + 28);
-  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">dashed: predicted = measured</text>\n</svg>\n", ly + 46);
+  ly += 10;
+  if (circles && squares) {
+    s += fmt::format("{}/><text x=\"555\" y=\"{:.0f}\">P = 2 or odd</text>\n", svg_shape(545, ly, false, "#555555"), ly + 4);
+    s += fmt::format("{}/><text x=\"555\" y=\"{:.0f}\">even P &gt; 2</text>\n", svg_shape(545, ly + 18, true, "#555555"), ly + 22);
+    ly += 36;
+  }
+  if (drifts) {
+    s += fmt::format("<path d=\"M540,{0:.0f} l10,10 m-10,0 l10,-10\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"555\" "
+                     "y=\"{1:.0f}\">machine drifted &gt; {2:.0f}%</text>\n",
+                     ly - 5, ly + 4, 100 * kDriftTolerance);
+    ly += 18;
+  }
+  if (!spreads.empty()) {
+    s += fmt::format("<path d=\"M545,{0:.0f} v14 M542,{0:.0f} h6 M542,{1:.0f} h6\" stroke=\"#555555\" fill=\"none\"/>"
+                     "<text x=\"555\" y=\"{2:.0f}\">bar: fastest .. slowest iteration</text>\n",
+                     ly - 3, ly + 11, ly + 8);
+    ly += 22;
+  }
+  s += fmt::format("<text x=\"540\" y=\"{:.0f}\">dashed: predicted = measured</text>\n</g>\n</svg>\n", ly + 10);
   return s;
 }
 
+
+std::string busbw_plot_svg(const std::vector<ValidationRow>& rows, Collective collective, const std::string& title,
+                           const std::string& predicted_label, const std::string& measured_label) {
+  // busbw as nccl-tests prints it: bytes / time x the collective's bus factor, in GB/s.
+  auto busbw = [&](const ValidationRow& r, double seconds) {
+    return seconds > 0 ? to_GBps(double(r.bytes) / seconds) * bus_bandwidth_factor(collective, r.ranks) : 0.0;
+  };
+  double size_lo = 1e30, size_hi = 0, bw_lo = 1e30, bw_hi = 0;
+  for (const ValidationRow& r : rows) {
+    size_lo = std::min(size_lo, double(r.bytes)), size_hi = std::max(size_hi, double(r.bytes));
+    for (double v : {busbw(r, r.predicted_s), busbw(r, r.measured_median_s)})
+      if (v > 0) bw_lo = std::min(bw_lo, v), bw_hi = std::max(bw_hi, v);
+  }
+  if (rows.empty() || bw_hi <= 0) size_lo = 1, size_hi = 1e9, bw_lo = 0.01, bw_hi = 100;
+  const Axis x{std::floor(std::log10(size_lo)), std::max(std::ceil(std::log10(size_hi)), std::floor(std::log10(size_lo)) + 1), 80, 520};
+  const Axis y{std::floor(std::log10(bw_lo)), std::max(std::ceil(std::log10(bw_hi)), std::floor(std::log10(bw_lo)) + 1), 520, 80};
+  std::map<std::string, const char*> color;
+  std::map<std::string, std::vector<const ValidationRow*>> by_algorithm;
+  for (const ValidationRow& r : rows) {
+    if (!color.contains(r.algorithm)) color[r.algorithm] = kColors[color.size() % std::size(kColors)];
+    by_algorithm[r.algorithm].push_back(&r);
+  }
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"600\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"760\" height=\"600\" fill=\"white\"/>\n";
+  s += fmt::format("<text x=\"300\" y=\"40\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n", title);
+  for (double d = x.lo; d <= x.hi; d += 1) {
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"80\" x2=\"{0:.1f}\" y2=\"520\" stroke=\"#ddd\"/>\n", x.at(std::pow(10, d)));
+    s += fmt::format("<text x=\"{:.1f}\" y=\"540\" text-anchor=\"middle\">1e{:.0f}</text>\n", x.at(std::pow(10, d)), d);
+  }
+  for (double d = y.lo; d <= y.hi; d += 1) {
+    s += fmt::format("<line x1=\"80\" y1=\"{0:.1f}\" x2=\"520\" y2=\"{0:.1f}\" stroke=\"#ddd\"/>\n", y.at(std::pow(10, d)));
+    s += fmt::format("<text x=\"74\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", y.at(std::pow(10, d)) + 4, std::pow(10, d));
+  }
+  s += "<text x=\"300\" y=\"570\" text-anchor=\"middle\">size (bytes, nccl-tests' size column)</text>\n";
+  s += "<text x=\"20\" y=\"300\" text-anchor=\"middle\" transform=\"rotate(-90 20 300)\">busbw (GB/s)</text>\n";
+  for (const auto& [name, list] : by_algorithm) {
+    std::vector<const ValidationRow*> sorted = list;
+    std::sort(sorted.begin(), sorted.end(), [](const ValidationRow* a, const ValidationRow* b) { return a->bytes < b->bytes; });
+    std::string predicted, measured;
+    for (const ValidationRow* r : sorted) {
+      predicted += fmt::format("{}{:.1f},{:.1f}", predicted.empty() ? "" : " ", x.at(double(r->bytes)), y.at(busbw(*r, r->predicted_s)));
+      measured += fmt::format("{}{:.1f},{:.1f}", measured.empty() ? "" : " ", x.at(double(r->bytes)), y.at(busbw(*r, r->measured_median_s)));
+    }
+    s += fmt::format("<polyline class=\"predicted\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+                     "stroke-dasharray=\"5 3\"/>\n",
+                     predicted, color[name]);
+    s += fmt::format("<polyline class=\"measured\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                     measured, color[name]);
+    for (const ValidationRow* r : sorted)
+      s += fmt::format("<circle class=\"measured\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{} {}: measured {:.3g} "
+                       "GB/s, predicted {:.3g} GB/s</title></circle>\n",
+                       x.at(double(r->bytes)), y.at(busbw(*r, r->measured_median_s)), color[name], name,
+                       format_size(r->bytes), busbw(*r, r->measured_median_s), busbw(*r, r->predicted_s));
+  }
+  double ly = 90;
+  s += "<g class=\"legend\">\n";
+  for (const auto& [name, c] : color) {
+    s += fmt::format("<line x1=\"540\" y1=\"{0:.0f}\" x2=\"556\" y2=\"{0:.0f}\" stroke=\"{1}\" stroke-width=\"2\"/><text x=\"562\" "
+                     "y=\"{2:.0f}\">{3}</text>\n",
+                     ly, c, ly + 4, name);
+    ly += 18;
+  }
+  s += fmt::format("<line x1=\"540\" y1=\"{0:.0f}\" x2=\"556\" y2=\"{0:.0f}\" stroke=\"#555\" stroke-width=\"2\"/><text x=\"562\" "
+                   "y=\"{1:.0f}\">solid, dots: {2}</text>\n",
+                   ly + 10, ly + 14, measured_label);
+  s += fmt::format("<line x1=\"540\" y1=\"{0:.0f}\" x2=\"556\" y2=\"{0:.0f}\" stroke=\"#555\" stroke-width=\"1.5\" "
+                   "stroke-dasharray=\"5 3\"/><text x=\"562\" y=\"{1:.0f}\">dashed: {2}</text>\n</g>\n</svg>\n",
+                   ly + 28, ly + 32, predicted_label);
+  return s;
+}
 
 }  // namespace collsim

@@ -1,6 +1,7 @@
 // validate/report.hpp — the validation report: predicted vs measured per algorithm, ranks
 // and size, written to validate/results/<platform>/ as results.csv, results.md (table and
-// summary: median and p90 |error|), plot.svg (log-log, drawn here as plain SVG), machine.md.
+// summary: median and p90 |error|), plot.svg (log-log, drawn here as plain SVG; drifted cases
+// crossed), busbw.svg for nccl-tests logs, machine.md.
 // Touches only the files it is asked to write.
 #pragma once
 
@@ -66,9 +67,19 @@ std::string results_csv(const std::vector<ValidationRow>& rows);
 // `cores` 0: the cases ran elsewhere (a measured log): no rank is judged oversubscribed.
 std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
                              const std::string& measured_label = "measured (median)");
+// The fastest and slowest timed iteration of a case, for its error bar.
+struct MeasuredSpread {
+  double min_s = 0, max_s = 0;
+};
+// `spreads`, one per row where given (executed runs; a log has medians only), draws each case's
+// fastest .. slowest iteration as a vertical bar through its marker.
 std::string plot_svg(const std::vector<ValidationRow>& rows, const std::string& title,
                      const std::string& x_label = "predicted (flow engine, calibrated config)",
-                     const std::string& y_label = "measured median");
+                     const std::string& y_label = "measured median", const std::vector<MeasuredSpread>& spreads = {});
+// busbw.svg for an nccl-tests log (validate --measured): busbw against size, as nccl-tests users
+// read their logs, one colour per algorithm, measured solid and predicted dashed.
+std::string busbw_plot_svg(const std::vector<ValidationRow>& rows, Collective collective, const std::string& title,
+                           const std::string& predicted_label, const std::string& measured_label);
 std::string machine_markdown(const MachineInfo& machine);  // throws Error
 // machine.md for an nccl-tests log (validate --measured): what its header says it ran on.
 struct NcclTestsLog;

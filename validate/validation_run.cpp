@@ -33,7 +33,7 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
                                                                     const ExecutionJob& job,
                                                                     const std::function<void(const PredictionStep&)>& progress) {
   const ClusterConfig cluster = parse_cluster_config(calibrated_config_yaml(c, name, job.request.ranks), name);
-  PredictionRequest r = request_on(cluster);
+  PredictionRequest r = cluster_request(cluster);
   r.collective = job.request.collective;
   r.algorithms = expand_algorithms(job.request);
   r.sizes = job.request.sizes;
@@ -146,11 +146,15 @@ Calibration calibrate(const ValidationPlan& plan, const ValidationProgress& prog
 }
 
 void write_report(const std::filesystem::path& dir, const ValidationPlan& plan, const Calibration& c,
-                  const std::string& name, const MachineInfo& machine, const std::vector<ValidationRow>& rows) {
+                  const std::string& name, const MachineInfo& machine, const std::vector<ValidationRow>& rows,
+                  const std::vector<MeasuredSpread>& spreads) {
   write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_ranks(plan)).yaml, "report file");
   write_text_file(dir / "results.csv", results_csv(rows), "report file");
   write_text_file(dir / "results.md", results_markdown(rows, preamble(plan, c, name), machine.cores), "report file");
-  write_text_file(dir / "plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name)), "report file");
+  write_text_file(dir / "plot.svg",
+                  plot_svg(rows, fmt::format("{}: predicted vs measured", name), "predicted (flow engine, calibrated config)",
+                           "measured median", spreads),
+                  "report file");
   write_text_file(dir / "machine.md", machine_markdown(machine), "report file");
 }
 
@@ -177,6 +181,7 @@ ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationPro
   const MachineInfo machine = describe_machine(c.samples.library, c.samples.device);
   const std::string name = platform_name(machine, plan.backend);
   ValidationOutcome outcome;
+  std::vector<MeasuredSpread> spreads;  // per row: its fastest and slowest iteration, for the plot
   std::size_t stage = 0;
   for (const ExecutionJob& job : jobs) {
     const Rank p = job.request.ranks;
@@ -192,10 +197,11 @@ ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationPro
     for (const ProbedMeasurement& probed : execute_with_probes(plan, job, c, machine.cores, progress)) {
       const Measurement& m = probed.measurement;
       outcome.rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s(), probed.drift});
+      spreads.push_back({m.min_s(), m.max_s()});
     }
   }
   outcome.folder = report_folder(plan.out, name);
-  write_report(outcome.folder, plan, c, name, machine, outcome.rows);
+  write_report(outcome.folder, plan, c, name, machine, outcome.rows, spreads);
   outcome.cores = machine.cores;
   outcome.summary = summarize(outcome.rows);
   return outcome;

@@ -19,7 +19,16 @@ fail() { echo "FAIL: $*"; failed=1; }
   fail "predict --format nccl-tests"
 out=$("$collsim" validate --measured "$tmp/ring.log" --preset dgx-h100 --algo ring -o "$tmp/report")
 [ "$out" = "collsim validate: 5 cases, median |error| 0.0%, p90 |error| 0.0% -> $tmp/report" ] || fail "round trip: $out"
-for f in results.csv results.md plot.svg machine.md; do [ -s "$tmp/report/$f" ] || fail "report has no $f"; done
+for f in results.csv results.md plot.svg busbw.svg machine.md; do [ -s "$tmp/report/$f" ] || fail "report has no $f"; done
+# busbw against size, as nccl-tests users read it: measured and predicted lines of ring's 5 sizes
+[ "$(grep -c '<polyline class="measured"' "$tmp/report/busbw.svg")" = 1 ] || fail "busbw.svg: no measured line"
+[ "$(grep -c '<polyline class="predicted"' "$tmp/report/busbw.svg")" = 1 ] || fail "busbw.svg: no predicted line"
+[ "$(grep -c '<circle class="measured"' "$tmp/report/busbw.svg")" = 5 ] || fail "busbw.svg: not one point per size"
+grep -q '>busbw (GB/s)<' "$tmp/report/busbw.svg" || fail "busbw.svg: no busbw axis"
+# 8 ranks are drawn as open squares: so is the legend's swatch, and no shape is named that is not drawn
+legend=$(sed -n '/<g class="legend">/,/<\/g>/p' "$tmp/report/plot.svg")
+grep -q '<rect x="541' <<< "$legend" || fail "plot.svg: the legend's swatch is not the open square the points are"
+grep -q '<circle' <<< "$legend" && fail "plot.svg: the legend shows a filled circle that no point uses"
 # Every case within the printed digits (two decimals of a microsecond, at most 5e-5 relative).
 bad=$(awk -F, 'NR > 1 && ($6 > 0.01 || $6 < -0.01)' "$tmp/report/results.csv")
 [ -z "$bad" ] || fail "round-trip errors above 0.01%: $bad"

@@ -26,6 +26,14 @@ COLLSIM_PROGRESS=1 "$collsim" predict --preset fat-tree-2to1 --algo ring --bytes
 grep -Eq '^collsim predict: 0 of 1 done, now ring 1G \(51% of 0.129 M transfers\); [0-9.]+ s elapsed, about [0-9.]+ s left$' "$tmp/err" ||
   fail "no progress inside the run: $(cat "$tmp/err")"
 
+# --algo nccl runs several candidates in one step: each is named, with its protocol.
+COLLSIM_PROGRESS=1 "$collsim" predict --preset dgx-h100 --algo nccl --bytes 1M > /dev/null 2> "$tmp/err" ||
+  fail "nccl predict exited $?"
+for candidate in "ring, ll" "ring, simple" "two-tree, ll128" "nvls, simple"; do
+  grep -Eq "^collsim predict: 0 of 1 done, now nccl 1M: $candidate; [0-9.]+ s elapsed" "$tmp/err" ||
+    fail "the candidate '$candidate' of --algo nccl is not named: $(head -c 400 "$tmp/err")"
+done
+
 # Silenced: COLLSIM_PROGRESS=0.
 COLLSIM_PROGRESS=0 "$collsim" "${long[@]}" > /dev/null 2> "$tmp/err" ||
   fail "silenced predict exited $?"

@@ -11,6 +11,12 @@ An HTML comment on the line before a block changes how it is checked:
   <!-- readme: mask times -->     durations ("3.98 s", "12.3 us") match any duration;
   <!-- readme: mask numbers -->   every number matches any number (real executions);
   <!-- readme: illustration: WHY -->  not run (it needs what a test machine lacks: WHY).
+Prose that quotes the tool's figures is checked too: the comment
+  <!-- readme: prose times (not: 400 ms) -->
+on the line before a paragraph says that every duration in that paragraph (up to the next
+blank line) is printed, to the paragraph's precision, by an example of the same section run
+before it ("5.5 ms" is 5.52 ms rounded; "5.3 ms" matches no 3.36 ms); the durations listed
+after "not:" are not the tool's (a paper's estimate, say) and are left alone.
 The test prints what it ran and fails on the first difference of each example.
 After an intended change, README_UPDATE=1 writes each failing example's actual output into the
 README, except where its expected lines hold a "..." (those are edited by hand).
@@ -100,6 +106,49 @@ def first_difference(expected, actual):
     return f"  actual has {len(actual) - len(expected)} more lines: {actual[len(expected):len(expected) + 2]}"
 
 
+PROSE_TIME = r"([0-9][0-9.]*) ?(ns|us|ms|s)\b"
+
+
+def prose_paragraphs(lines):
+    """(line number, marker, paragraph text) for every paragraph marked as quoting the tool."""
+    out = []
+    for i, line in enumerate(lines):
+        if re.match(r"<!-- readme: prose times", line.strip()):
+            j = i + 1
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out.append((i + 1, line.strip(), " ".join(lines[i + 1:j])))
+    return out
+
+
+def section_of(lines, line_no):
+    """The number of the heading line (outside fenced blocks) a line (1-based) falls under."""
+    heading, fenced = 0, False
+    for k, line in enumerate(lines[:line_no]):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            heading = k + 1
+    return heading
+
+
+def rounds_to(prose, printed):
+    """Whether a printed figure, rounded to the digits of the prose figure, is the prose figure."""
+    decimals = len(prose.split(".")[1]) if "." in prose else 0
+    return f"{float(printed):.{decimals}f}" == f"{float(prose):.{decimals}f}"
+
+
+def check_prose(marker, text, printed):
+    """The durations of a marked paragraph that no example of its section printed."""
+    excluded = re.search(r"\(not: ([^)]*)\)", marker)
+    excluded = {t.strip() for t in excluded.group(1).split(",")} if excluded else set()
+    quoted = [(m.group(1), m.group(2)) for m in re.finditer(PROSE_TIME, text)
+              if f"{m.group(1)} {m.group(2)}" not in excluded]
+    seen = [(m.group(1), m.group(2)) for out in printed for m in re.finditer(PROSE_TIME, out)]
+    missing = [f"{v} {u}" for v, u in quoted if not any(u == pu and rounds_to(v, pv) for pv, pu in seen)]
+    return quoted, missing
+
+
 def main():
     bin_dir, readme = sys.argv[1], sys.argv[2]
     lines = open(readme, encoding="utf-8").read().split("\n")
@@ -107,6 +156,7 @@ def main():
     env = dict(os.environ, PATH=os.path.abspath(bin_dir) + os.pathsep + os.environ["PATH"], LC_ALL="C",
                COLLSIM_PROGRESS="0")
     ran = illustrations = failed = updated = 0
+    printed = {}  # section heading line -> outputs of its examples, in order
     with tempfile.TemporaryDirectory() as scratch:
         updating = os.environ.get("README_UPDATE") == "1"
         rewrites = []  # (start, count, lines), applied at the end from the bottom up
@@ -121,6 +171,7 @@ def main():
                 ran += 1
                 result = subprocess.run(["bash", "-c", command], cwd=scratch, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+                printed.setdefault(section_of(lines, line_no), []).append((line_no, result.stdout.decode("utf-8", "replace")))
                 actual = result.stdout.decode("utf-8", "replace").rstrip("\n").split("\n")
                 if actual == [""]:
                     actual = []
@@ -138,13 +189,23 @@ def main():
                     print(first_difference(exp, act))
                     if updating and not any("..." in l for l in expected):
                         rewrites.append((line_no + first, len(expected), actual))  # body[0] is lines[line_no]
+    prose = 0
+    for line_no, marker, text in prose_paragraphs(lines):
+        prose += 1
+        before = [out for at, out in printed.get(section_of(lines, line_no), []) if at < line_no]
+        quoted, missing = check_prose(marker, text, before)
+        ok = quoted and not missing
+        print(f"README line {line_no}: {'ok  ' if ok else 'FAIL'} prose quotes {', '.join(v + ' ' + u for v, u in quoted)}")
+        if not ok:
+            failed += 1
+            print(f"  {'no duration in the paragraph' if not quoted else 'printed by no example above it in its section: ' + ', '.join(missing)}")
     for start, count, actual in sorted(rewrites, reverse=True):
         lines[start:start + count] = actual
         updated += 1
     if updated:
         open(readme, "w", encoding="utf-8").write("\n".join(lines))
         print(f"README_UPDATE: {updated} examples rewritten in {readme}")
-    print(f"{ran} examples run, {failed} failed, {illustrations} blocks marked as illustrations")
+    print(f"{ran} examples run, {prose} prose paragraphs checked, {failed} failed, {illustrations} blocks marked as illustrations")
     return 1 if failed or ran == 0 else 0
 
 

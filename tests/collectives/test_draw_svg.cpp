@@ -106,6 +106,42 @@ TEST_CASE("two-tree draws both trees, and no rank is interior in both", "[svg]")
   CHECK(svg.find("interior in both trees: none") != std::string::npos);
 }
 
+TEST_CASE("two-tree colours each transfer and each tree edge by its tree, and its caption fits the picture", "[svg]") {
+  for (const Rank ranks : {Rank(4), Rank(8), Rank(7)}) {
+    const Schedule s = generate("two-tree", ranks, 8 * ranks, 2);
+    const std::string svg = schedule_svg(s);
+    CHECK(nesting_problem(svg).empty());
+    const auto trees = teaching_trees(s);
+    REQUIRE(trees.size() == 2);
+    const std::string colour[] = {"stroke=\"#2ca02c\"", "stroke=\"#9467bd\""};
+    // every transfer in one of the two colours, both used, none in the copy/reduce colours
+    std::size_t in_tree[2] = {0, 0}, between_ranks = 0;
+    for (TransferId id = 0; id < s.size(); ++id) {
+      const Transfer t = s.transfer(id);
+      if (t.is_local()) continue;  // a local reduction is a dot, not an arrow of a tree
+      ++between_ranks;
+      const bool edge0 = trees[0].parent[t.src] == t.dst || trees[0].parent[t.dst] == t.src;
+      const bool edge1 = trees[1].parent[t.src] == t.dst || trees[1].parent[t.dst] == t.src;
+      REQUIRE((edge0 || edge1));
+      if (edge0 != edge1) ++in_tree[edge0 ? 0 : 1];
+    }
+    // the transfers on an edge of one tree only are drawn in that tree's colour (and its edges)
+    CHECK(count(svg, colour[0]) >= in_tree[0] + (ranks - 1));
+    CHECK(count(svg, colour[1]) >= in_tree[1] + (ranks - 1));
+    CHECK(count(svg, colour[0]) + count(svg, colour[1]) == between_ranks + 2 * (ranks - 1));
+    CHECK(svg.find("stroke=\"#1f77b4\" marker-end") == std::string::npos);
+    CHECK(svg.find("colour = tree:") != std::string::npos);
+    // the caption is whole (both parts), on lines the picture is wide enough for at 7.5 px a character
+    const double width = std::stod(svg.substr(svg.find("width=\"") + 7));
+    CHECK(svg.find("hollow = leaf (only sends and receives).") != std::string::npos);
+    for (auto at = svg.find("class=\"caption\""); at != std::string::npos; at = svg.find("class=\"caption\"", at + 1)) {
+      const auto open = svg.find('>', at) + 1;
+      const std::size_t chars = svg.find("</text>", open) - open;
+      CHECK(80 + 7.5 * double(chars) <= width);
+    }
+  }
+}
+
 TEST_CASE("the binary tree draws one tree with P - 1 edges", "[svg]") {
   const std::string svg = schedule_svg(generate("tree", 6, 48, 1));
   CHECK(nesting_problem(svg).empty());

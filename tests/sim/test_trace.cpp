@@ -48,6 +48,7 @@ TEST_CASE("a flow run's Chrome trace has a track per rank and per busy link") {
   std::size_t sends = 0, network_transfers = 0;
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
   std::set<std::string> counters, thread_names;
+  std::map<std::size_t, std::vector<nlohmann::json>> flows;  // id -> its start and finish
   double last_end_us = 0;
   for (const auto& e : events) {
     const std::string ph = e.at("ph");
@@ -65,12 +66,38 @@ TEST_CASE("a flow run's Chrome trace has a track per rank and per busy link") {
       REQUIRE(u <= 100 + 1e-6);
     } else if (ph == "M" && e.at("name") == "thread_name") {
       thread_names.insert(e.at("args").at("name").get<std::string>());
+    } else if (ph == "s" || ph == "f") {
+      flows[e.at("id").get<std::size_t>()].push_back(e);
     } else {
       REQUIRE(ph == "M");
     }
   }
   for (TransferId id = 0; id < s.size(); ++id) network_transfers += !s.transfer(id).is_local();
   REQUIRE(sends == network_transfers);
+  // An arrow per network transfer: "s" on a lane of its sender, "f" (bound to its enclosing
+  // slice) on a lane of its receiver, each inside a slice of that lane, the finish not before the start.
+  REQUIRE(flows.size() == network_transfers);
+  auto inside_a_slice = [&](const nlohmann::json& e) {
+    const double ts = e.at("ts");
+    for (const auto& [begin, end] : tracks.at({e.at("pid"), e.at("tid")}))
+      if (begin - 1e-6 <= ts && ts <= end + 1e-6) return true;
+    return false;
+  };
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer x = s.transfer(id);
+    if (x.is_local()) continue;
+    const auto& pair = flows.at(id);  // the first run's flow ids are its transfer ids
+    REQUIRE(pair.size() == 2);
+    const nlohmann::json& start = pair[0].at("ph") == "s" ? pair[0] : pair[1];
+    const nlohmann::json& finish = pair[0].at("ph") == "s" ? pair[1] : pair[0];
+    REQUIRE(finish.at("ph") == "f");
+    REQUIRE(finish.at("bp") == "e");
+    REQUIRE(start.at("tid").get<std::size_t>() % 16 == x.src);
+    REQUIRE(finish.at("tid").get<std::size_t>() % 16 == x.dst);
+    REQUIRE(finish.at("ts").get<double>() >= start.at("ts").get<double>());
+    REQUIRE(inside_a_slice(start));
+    REQUIRE(inside_a_slice(finish));
+  }
   for (Rank rank = 0; rank < 16; ++rank) REQUIRE(thread_names.count(fmt::format("rank {}", rank)) == 1);
   for (auto& [track, slices] : tracks) {
     std::sort(slices.begin(), slices.end());

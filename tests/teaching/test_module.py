@@ -84,6 +84,51 @@ def test_flat_and_placed_clusters_equal_the_command_line():
         "--algo", "ring", "--bytes", "1M", "--engine", "flow")
 
 
+def test_predict_has_the_command_lines_defaults():
+    # engine auto (flow on a topology), one channel per NIC, Simple, the config's sizes
+    mine = collsim.predict(collsim.preset("dgx-h100-superpod-su", ranks=64), "ring,two-tree", ["64M"])
+    assert mine == cli_json("predict", "--preset", "dgx-h100-superpod-su", "--ranks", 64, "--algo", "ring,two-tree",
+                            "--bytes", "64M")
+    assert {r["engine"] for r in mine} == {"flow"} and {r["channels"] for r in mine} == {8}
+    assert {r["protocol"] for r in mine} == {"simple"}
+    # a flat network: analytic
+    flat = collsim.predict(collsim.flat_cluster(8, 10e9), "ring", "1M")
+    assert flat[0]["engine"] == "analytic"
+    assert flat == cli_json("predict", "--ranks", 8, "--bandwidth", 10e9, "--algo", "ring", "--bytes", "1M")
+
+
+def test_predict_takes_the_command_lines_options():
+    cluster = collsim.preset("dgx-h100")
+    mine = collsim.predict(cluster, "ring,nccl", ["8", "1M"], channels=2, protocol="auto", segments=4)
+    assert mine == cli_json("predict", "--preset", "dgx-h100", "--algo", "ring,nccl", "--bytes", "8,1M",
+                            "--channels", 2, "--protocol", "auto", "--segments", 4)
+    assert {r["channels"] for r in mine if r["algorithm"] == "ring"} == {2}
+    assert "ll" in {r["protocol"] for r in mine}
+    placed = collsim.predict(collsim.preset("fat-tree-2to1"), "hierarchical-ring", "1M", ranks=32,
+                             placement="round-robin")
+    assert placed == cli_json("predict", "--preset", "fat-tree-2to1", "--ranks", 32, "--placement", "round-robin",
+                              "--algo", "hierarchical-ring", "--bytes", "1M")
+    assert placed[0]["placement"].startswith("round-robin") and placed[0]["ranks"] == 32
+    # a preset with an explicit placement list, re-placed on fewer ranks, as the command line does
+    explicit = collsim.predict(collsim.preset("dgx1-v100-16"), "ring", "1M", ranks=8)
+    assert explicit == cli_json("predict", "--preset", "dgx1-v100-16", "--ranks", 8, "--algo", "ring", "--bytes", "1M")
+    assert collsim.preset("dgx1-v100-16", ranks=8).ranks == 8
+    stream = collsim.predict(collsim.preset("fat-tree-2to1"), "ring", "1M", stream="always", channels=1)
+    assert stream[0]["streamed"] and stream[0]["time_s"] == collsim.predict(
+        collsim.preset("fat-tree-2to1"), "ring", "1M", stream="never", channels=1)[0]["time_s"]
+    analytic = collsim.predict(cluster, "ring", "1M", engine="analytic", ports="unlimited")
+    assert analytic == cli_json("predict", "--preset", "dgx-h100", "--algo", "ring", "--bytes", "1M",
+                                "--engine", "analytic", "--ports", "unlimited")
+    for bad in [dict(engine="no-such"), dict(protocol="ll64"), dict(ports="two"), dict(stream="sometimes"),
+                dict(placement="diagonal")]:
+        try:
+            collsim.predict(cluster, "ring", "1M", **bad)
+        except ValueError as e:
+            assert str(e), bad
+        else:
+            raise AssertionError(f"expected ValueError for {bad}")
+
+
 def test_trace_is_a_chrome_trace():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.json")

@@ -23,6 +23,21 @@ if(NOT COLLSIM_PYTHON_MODULE)
 endif()
 add_test(NAME "teaching: python module builds, checks, explains and predicts as the command line"
          COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_module.py)
+# pip install . into a fresh venv (no network: --no-build-isolation --no-index, this build's module).
+execute_process(COMMAND ${COLLSIM_PYTHON} -c "import venv, ensurepip, setuptools, wheel"
+                RESULT_VARIABLE no_pip_build OUTPUT_QUIET ERROR_QUIET)
+if(no_pip_build)
+  collsim_skipped_test("teaching: pip install ."
+                       "pip install . needs python3-venv python3-setuptools python3-wheel for ${COLLSIM_PYTHON}")
+else()
+  add_test(NAME "teaching: pip install . gives a module that predicts as the command line"
+           COMMAND ${CMAKE_COMMAND} -E env COLLSIM_PROGRESS=0
+                   ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_pip_install.py ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
+                   $<TARGET_FILE:collsim>)
+  # Its CMake step checks the build tree: not beside another test that rebuilds it.
+  set_tests_properties("teaching: pip install . gives a module that predicts as the command line"
+                       PROPERTIES TIMEOUT 600)
+endif()
 if(TARGET collsim-mpi-worker)
   add_test(NAME "teaching: python module validates on MPI ranks through the same pipeline as the command line"
            COMMAND ${CMAKE_COMMAND} -E env ${TEACHING_ENV} ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_module_validate.py)
@@ -39,6 +54,9 @@ if(no_jupyter)
                        "notebooks need jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas")
   return()
 endif()
+add_test(NAME "notebooks: 04 finds validate/results when run from another folder"
+         COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python COLLSIM_BIN=$<TARGET_FILE:collsim>
+                 ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_notebook_data.py ${PROJECT_SOURCE_DIR}/notebooks)
 file(GLOB notebooks CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/notebooks/*.ipynb)
 foreach(notebook ${notebooks})
   get_filename_component(name ${notebook} NAME_WE)

@@ -252,3 +252,18 @@ TEST_CASE("a missing file and an unknown preset are errors that name them") {
   REQUIRE_THROWS_WITH(load_cluster_config("/nonexistent/x.yaml"), Catch::Contains("/nonexistent/x.yaml"));
   REQUIRE_THROWS_WITH(load_preset("nope"), Catch::Contains("unknown preset 'nope'") && Catch::Contains("baidu-40gpu"));
 }
+
+TEST_CASE("a dragonfly's multi-NIC nodes are node-major unless the config says rail_optimized, where a fat-tree's rails stay the default") {
+  auto config = [](const std::string& fabric, const std::string& rails) {
+    return "name: t\nlink_classes:\n  nv: {bandwidth_Bps: 3.0e11}\n  net: {bandwidth_Bps: 5.0e10, alpha_s: 2.0e-6}\n"
+           "nodes: {count: 8, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 4, nic_link: net" +
+           rails + "}\ntopology: " + fabric + "\ngamma_s_per_byte: 0\n";
+  };
+  const std::string dragonfly = "{kind: dragonfly, p: 2, a: 4, h: 2, g: 4, terminal_link: net, local_link: net, global_link: net}";
+  const std::string fat_tree = "{kind: fat-tree, k: 4, n: 3, link: net}";
+  auto summary = [](const std::string& yaml) { return parse_cluster_config(yaml, "t.yaml").topology->fabric_summary; };
+  CHECK_THAT(summary(config(dragonfly, "")), Catch::Contains("node-major"));
+  CHECK_THAT(summary(config(dragonfly, ", rail_optimized: true")), Catch::Contains("rail-optimized"));
+  CHECK_THAT(summary(config(fat_tree, "")), Catch::Contains("rail-optimized"));
+  CHECK_THAT(summary(config(fat_tree, ", rail_optimized: false")), Catch::Contains("node-major"));
+}

@@ -2,13 +2,16 @@
 # tests/validate/mpi_run.sh COLLSIM RANKS [BACKEND] — `collsim run --backend mpi` (or
 # BACKEND, e.g. mpi+cuda with COLLSIM_DEVICE=emulated in the environment) executes every
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
-# per algorithm and size, every result verified and every time positive. At P = 4 also
+# per algorithm and size, every result verified and every time positive; with more ranks than
+# cores, a warning that says so (and none otherwise). At P = 4 also
 # hierarchical-ring (2 ranks per node) and ring, tree, two-tree in 2 channels; at P = 3 the other collectives.
 set -u
 collsim=$1
 ranks=$2
 backend=${3:-mpi}
 failed=0
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 
 # The algorithms `collsim algorithms` lists for a collective (hierarchical-ring needs nodes;
 # in-network ones need switches that reduce, which "all" leaves out on ranks).
@@ -22,8 +25,21 @@ check_run() {
   local want=$1 what=$2
   shift 2
   local out rc rows bad
-  out=$(timeout 120 "$collsim" run --backend "$backend" --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>&1)
+  out=$(timeout 120 "$collsim" run --backend "$backend" --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>"$err")
   rc=$?
+  # more ranks than cores (all on this machine, no hostfile): one warning says so; else none
+  local cores
+  cores=$(getconf _NPROCESSORS_ONLN)  # as std::thread::hardware_concurrency counts them
+  case " $* " in *" --hostfile "*) cores=$ranks ;; esac
+  if [ "$ranks" -gt "$cores" ] && ! grep -q "^collsim run: warning: $ranks ranks on the $cores cores of this machine" "$err"; then
+    echo "FAIL ($what): $ranks ranks on $cores cores and no oversubscription warning: $(cat "$err")"
+    failed=$((failed + 1))
+  elif [ "$ranks" -le "$cores" ] && grep -q "cores of this machine" "$err"; then
+    echo "FAIL ($what): an oversubscription warning with $ranks ranks on $cores cores"
+    failed=$((failed + 1))
+  fi
+  out="$out
+$(grep -v '^collsim run: warning:' "$err")"
   rows=$(printf '%s\n' "$out" | tail -n +2 | grep -c .)
   bad=$(printf '%s\n' "$out" | tail -n +2 | awk -F, '$14 != 1 || $10 <= 0' | grep -c .)
   if [ "$rc" -ne 0 ] || [ "$rows" -ne "$want" ] || [ "$bad" -ne 0 ]; then

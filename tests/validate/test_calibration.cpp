@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "base/error.hpp"
+#include "base/units.hpp"
 #include "execute/launcher.hpp"
 #include "execute/measurement.hpp"
 #include "execute/progress.hpp"
@@ -168,6 +171,23 @@ TEST_CASE("a clean sweep repeated five times is reliable, with each parameter's 
   CHECK(c.repeats.bandwidth_Bps.low_quartile < c.repeats.bandwidth_Bps.high_quartile);
   CHECK(unreliable_calibration_warning(c, "calibrate").empty());
   CHECK_THAT(calibration_summary(c), Catch::EndsWith(": reliable"));
+}
+
+TEST_CASE("calibrate's summary says the link class its YAML writes, and the one-line fit as such") {
+  const Calibration c = fit_calibration(repeated_samples(quiet_repeats()));
+  const std::string summary = calibration_summary(c);
+  const std::string yaml = calibrated_config_yaml(c, "t", 2);
+  // the YAML's bandwidth_Bps and alpha_s are what the summary leads with
+  CHECK_THAT(yaml, Catch::Contains(fmt::format("bandwidth_Bps: {:.10e}", c.size_factors.bandwidth_Bps)));
+  CHECK_THAT(yaml, Catch::Contains(fmt::format("alpha_s: {:.10e}", c.size_factors.alpha_s)));
+  CHECK_THAT(summary, Catch::StartsWith(fmt::format("link {} (the fastest stretch), alpha {} (the first stretch's start-up), {} "
+                                                    "size-factor rows",
+                                                    format_rate(c.size_factors.bandwidth_Bps),
+                                                    format_seconds(c.size_factors.alpha_s), c.size_factors.rows.size())));
+  // the line fit and the repeats' ranges are labelled as theirs, not as the YAML's model or its error bars
+  CHECK_THAT(summary, Catch::Contains(fmt::format("one line through the sweep: alpha {}, ", format_seconds(c.link.intercept))));
+  CHECK_THAT(summary, Catch::Contains(" per repeat"));
+  CHECK_THAT(summary, !Catch::Contains("["));
 }
 
 TEST_CASE("one stray repeat does not move the parameters' middle half, repeats that disagree do") {

@@ -137,4 +137,53 @@ TEST_CASE("the report shows each case's drift and sums up the steady cases apart
   CHECK_FALSE(any_probed(unprobed));
   CHECK_THAT(results_csv(unprobed), Catch::StartsWith("algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n"));
   CHECK_THAT(results_markdown(unprobed, "", 2), !Catch::Contains("machine drift"));
+
+  // none steady: said in words, with no empty table of steady cases
+  const std::vector<ValidationRow> drifted{{"ring", 2, 4096, 1.1e-6, 1e-6, 0.5}, {"tree", 4, 4096, 2e-6, 1e-6, 0.9}};
+  const std::string none = results_markdown(drifted, "", 2);
+  CHECK_THAT(none, Catch::Contains("0 of 2 cases were measured within 25%: none, so no error is given"));
+  CHECK_THAT(none, !Catch::Contains("| ranks | steady cases"));
+}
+
+TEST_CASE("the plot crosses the cases measured while the machine drifted, and its legend draws the shapes it uses") {
+  const std::vector<ValidationRow> rows{{"ring", 2, 4096, 1.1e-6, 1e-6, 0.05}, {"tree", 2, 65536, 2e-6, 1e-6, 0.9},
+                                        {"ring", 2, 65536, 3e-6, 2e-6, 0.4}};
+  const std::string svg = plot_svg(rows, "t");
+  std::size_t crosses = 0;
+  for (auto at = svg.find("class=\"drifted\""); at != std::string::npos; at = svg.find("class=\"drifted\"", at + 1)) ++crosses;
+  CHECK(crosses == 2);
+  CHECK_THAT(svg, Catch::Contains("machine drifted &gt; 25%"));
+  CHECK_THAT(svg, Catch::Contains("fill-opacity=\"0.6\""));  // P = 2's points show through each other
+  // only circles (P = 2): no square in the legend, no line naming one
+  CHECK_THAT(svg, !Catch::Contains("even P &gt; 2"));
+  CHECK_THAT(svg, !Catch::Contains("<rect x=\"541"));
+  const std::string steady = plot_svg({{"ring", 8, 4096, 1.1e-6, 1e-6, 0.05}}, "t");
+  CHECK_THAT(steady, !Catch::Contains("drifted"));
+  CHECK_THAT(steady, Catch::Contains("<rect x=\"541"));  // P = 8: open squares, in the legend too
+}
+
+TEST_CASE("the plot draws each executed case's fastest .. slowest iteration as a bar, where it has them") {
+  const std::vector<ValidationRow> rows{{"ring", 2, 4096, 1.1e-6, 1e-6, 0.05}, {"tree", 2, 65536, 2e-5, 1e-5, 0.1}};
+  const std::string svg = plot_svg(rows, "t", "x", "y", {{0.9e-6, 3e-6}, {0.8e-5, 1.2e-5}});
+  std::size_t bars = 0;
+  for (auto at = svg.find("class=\"spread\""); at != std::string::npos; at = svg.find("class=\"spread\"", at + 1)) ++bars;
+  CHECK(bars == 2);
+  CHECK_THAT(svg, Catch::Contains("ring P=2 4K: 900 ns .. 3 us"));
+  CHECK_THAT(svg, Catch::Contains("bar: fastest .. slowest iteration"));
+  CHECK_THAT(plot_svg(rows, "t"), !Catch::Contains("class=\"spread\""));  // a log's medians: no bars
+  CHECK_THROWS_AS(plot_svg(rows, "t", "x", "y", {{1e-6, 2e-6}}), Error);
+}
+
+TEST_CASE("busbw against size: a measured and a predicted line per algorithm, a point per size") {
+  const std::vector<ValidationRow> rows{{"ring", 8, 65536, 2e-5, 2.5e-5}, {"ring", 8, 1 << 20, 5e-5, 6e-5},
+                                        {"ring", 8, 1 << 30, 5e-3, 5.5e-3}};
+  const std::string svg = busbw_plot_svg(rows, Collective::allreduce, "t", "predicted", "measured");
+  CHECK_THAT(svg, Catch::Contains("<polyline class=\"measured\""));
+  CHECK_THAT(svg, Catch::Contains("<polyline class=\"predicted\""));
+  std::size_t points = 0;
+  for (auto at = svg.find("<circle class=\"measured\""); at != std::string::npos; at = svg.find("<circle class=\"measured\"", at + 1))
+    ++points;
+  CHECK(points == 3);
+  // 1 GiB in 5.5 ms on 8 ranks: algbw 195.2 GB/s, busbw x 2(P-1)/P = 341.6 GB/s
+  CHECK_THAT(svg, Catch::Contains("ring 1G: measured 342 GB/s, predicted 376 GB/s"));
 }

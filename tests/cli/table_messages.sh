@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tests/cli/table_messages.sh COLLSIM — what predict's tables and other outputs say beside
+# the times: the analytic column's meaning where channels run through several NICs, the
+# algorithm NCCL would run in every output format, --detail titles that name their row.
+set -u
+export COLLSIM_PROGRESS=0
+collsim=$1
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# The analytic column beside the flow engine, on a multi-NIC cluster: said to be no floor.
+out=$("$collsim" predict --preset fat-tree-2to1 --algo ring --bytes 1M) || fail "predict fat-tree-2to1"
+grep -q "^analytic: one port per rank, so a rank's channels take turns" <<< "$out" ||
+  fail "no word on the analytic column with 4 channels: $(head -8 <<< "$out")"
+out=$("$collsim" predict --preset fat-tree-2to1 --algo ring --bytes 1M --channels 1) || fail "predict --channels 1"
+grep -q "^analytic:" <<< "$out" && fail "the analytic column's note with one channel"
+out=$("$collsim" predict --preset fat-tree-2to1 --algo ring --bytes 1M --ports unlimited) || fail "--ports unlimited"
+grep -q "^analytic:" <<< "$out" && fail "the analytic column's note with unlimited ports"
+
+# --algo nccl: the choice in the table, CSV, JSON and nccl-tests comments.
+args=(predict --preset dgx-h100 --algo nccl --bytes 64K,1G)
+"$collsim" "${args[@]}" | grep -Eq '^ +64K +nccl \(two-tree\) +ll ' || fail "table: no 'nccl (two-tree)' row"
+[ "$("$collsim" "${args[@]}" --format csv | cut -d, -f2,9,18 | tail -n +2 | tr '\n' ' ')" = "nccl,ll,two-tree nccl,simple,nvls " ] ||
+  fail "csv: $("$collsim" "${args[@]}" --format csv)"
+"$collsim" "${args[@]}" --format json | grep -q '"runs": "nvls"' || fail "json: no runs"
+"$collsim" "${args[@]}" --format nccl-tests | grep -q '^# algorithm per size .*: 65536=nccl (two-tree, ll) 1073741824=nccl (nvls, simple)$' ||
+  fail "nccl-tests: $("$collsim" "${args[@]}" --format nccl-tests | grep '^# algorithm')"
+
+# --detail: one title per row, each naming its row (ring, and nccl's choice of the ring).
+for protocol in simple auto; do
+  titles=$("$collsim" predict --preset fat-tree-2to1 --algo ring,nccl --bytes 1M --channels 1 --detail --protocol "$protocol" |
+    grep -E '^[a-z].*:$')
+  [ "$(wc -l <<< "$titles")" = 2 ] || fail "--detail --protocol $protocol: not 2 titles: $titles"
+  [ -z "$(sort <<< "$titles" | uniq -d)" ] || fail "--detail --protocol $protocol: a title twice: $titles"
+  grep -q '^nccl (ring) 1M, ' <<< "$titles" || fail "--detail --protocol $protocol: nccl's row not named: $titles"
+done
+
+[ "$failed" = 0 ] && echo "table messages: ok"
+exit "$failed"

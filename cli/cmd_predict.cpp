@@ -142,6 +142,10 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
              engine.name, engine.model(r.run), why_engine(o, c));
   print_network(c, engine);
+  if (c.runtime == CollectiveRuntime::nccl)
+    fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
+               "and transport (NVLink, PCI, network) instead of the links' alpha; NVLS and CollNet their whole latency "
+               "once (NCCL 2.30 tuning.cc)\n\n");
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;

@@ -27,6 +27,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CSV = REPO / "validate" / "public" / "nccl_tests_published.csv"
 DEFAULT_OUT = REPO / "docs" / "validation-public.md"
+# collsim's predictions of the same rows before the runtime model (issue 33): id, predicted_us.
+# Written once by --save-before from the build before it; read to show before and after.
+DEFAULT_BEFORE = REPO / "validate" / "public" / "predicted_before_runtime.csv"
 COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "collective", "bytes",
            "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note", "log"]
 # Every system type the CSV has a row of, in the order the page lists them (a single node with an
@@ -288,6 +291,52 @@ def summary(points):
     return out
 
 
+def read_before(path):
+    """{id: predicted_us} of the build before the runtime model, or {} without the file."""
+    if not Path(path).exists():
+        return {}
+    with open(path, newline="") as f:
+        return {r["id"]: float(r["predicted_us"]) for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+
+def write_before(path, points):
+    with open(path, "w", newline="") as f:
+        f.write("# collsim's predictions of validate/public/nccl_tests_published.csv before the runtime model "
+                "(runtime: nccl), for docs/validation-public.md's before-and-after table\n")
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["id", "predicted_us"])
+        for p in points:
+            w.writerow([p["row"]["id"], f"{p['predicted_us']:.6g}"])
+
+
+BEFORE_HEAD = ["| points | count | median \\|error\\| before -> after | too fast before -> after |", "|---|---|---|---|"]
+
+
+def before_after(points, before):
+    """Per size class and system type: the median |error| and share too fast, before -> after."""
+    if not before:
+        return []
+    def line(label, group):
+        group = [p for p in group if p["row"]["id"] in before]
+        if not group:
+            return None
+        then = [before[p["row"]["id"]] / p["measured_us"] - 1 for p in group]
+        now = [p["error"] for p in group]
+        med = lambda xs: statistics.median(abs(x) for x in xs) * 100
+        fast = lambda xs: sum(x < 0 for x in xs) / len(xs) * 100
+        return (f"| {label} | {len(group)} | {med(then):.0f}% -> {med(now):.0f}% | "
+                f"{fast(then):.0f}% -> {fast(now):.0f}% |")
+    out = ["### Before and after the runtime model", "",
+           "The same rows predicted by the build before `runtime: nccl` (`validate/public/"
+           "predicted_before_runtime.csv`) and by this one.", ""] + BEFORE_HEAD
+    for label, _ in SIZE_CLASSES:
+        out.append(line(label, [p for p in points if size_class(p["row"]) == label]))
+    for kind in SYSTEM_TYPES:
+        out.append(line(kind, [p for p in points if p["row"]["system_type"] == kind]))
+    out.append(line("all", points))
+    return [x for x in out if x is not None] + [""]
+
+
 def before_summary(points):
     """The page's opening figures: per size class, how far off and which way."""
     parts = []
@@ -303,8 +352,9 @@ def before_summary(points):
     kinds = sorted({p["row"]["system_type"] for p in points}, key=SYSTEM_TYPES.index)
     return (f"**As of this build** ({len(points)} published points on {len(kinds)} system types, "
             f"{len({p['row']['source_url'] for p in points})} sources): " + "; ".join(parts) + ". "
-            "The small and middle sizes are where collsim lacks NCCL's runtime costs (kernel launch, "
-            "per-step handshakes, protocol choice); this page, committed before that model, is its \"before\".")
+            "Predictions use each preset's `runtime: nccl` (NCCL's base latency per collective and per-step "
+            "latencies by protocol and transport, sim/runtime.hpp); what the runtime model changed is in "
+            "\"Before and after the runtime model\" below.")
 
 
 def skipped_list(skipped):
@@ -549,8 +599,9 @@ NOT_FOUND = """## What has no public whole curve here
 """
 
 
-def render(points, skipped, img_rel="img/public"):
-    lines = [INTRO_TITLE, "", before_summary(points), "", INTRO, "## Errors", ""] + summary(points)
+def render(points, skipped, img_rel="img/public", before=None):
+    lines = [INTRO_TITLE, "", before_summary(points), "", INTRO, "## Errors", ""] + before_after(points, before or {})
+    lines += summary(points)
     lines += ["", "## Curves", ""] + plot_section(plots(points), img_rel)
     lines += ["", "## The points", ""] + table(points)
     lines += ["", "## Rows not predicted", ""] + skipped_list(skipped)
@@ -568,6 +619,10 @@ def main(argv):
                         help="published figures (default: validate/public/nccl_tests_published.csv)")
     parser.add_argument("--out", default=str(DEFAULT_OUT),
                         help="markdown to write (default: docs/validation-public.md)")
+    parser.add_argument("--before", default=str(DEFAULT_BEFORE),
+                        help="predictions before the runtime model (default: validate/public/predicted_before_runtime.csv)")
+    parser.add_argument("--save-before", action="store_true",
+                        help="write this build's predictions as --before's file instead of the page")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if --out differs from what would be written")
     args = parser.parse_args(argv)
@@ -579,9 +634,13 @@ def main(argv):
     except BadInput as e:
         print(f"public_validation: {e}", file=sys.stderr)
         return 2
+    if args.save_before:
+        write_before(args.before, points)
+        print(f"wrote {len(points)} predictions to {args.before}")
+        return 0
     out = Path(args.out)
     img_dir = out.parent / "img" / "public"
-    text = render(points, skipped, "img/public")
+    text = render(points, skipped, "img/public", read_before(args.before))
     figures = {img_dir / f"{name}.svg": svg for name, (svg, _) in plots(points).items()}
     if args.check:
         stale = [path for path, body in [(out, text)] + list(figures.items())

@@ -204,8 +204,10 @@ void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const RunCost
   rec.busbw_GBps = rec.algbw_GBps * bus_bandwidth_factor(r.collective, r.ranks);
   const bool switches_reduce = r.topology->has_reducers();
   const Ports ports = r.engine != EngineKind::analytic ? Ports::none : r.run.one_port ? Ports::one : Ports::unshared;
-  rec.lower_bound_s = lower_bound_time(r.collective, r.ranks, rec.bytes,
-                                       lower_bound_model(costs, cheapest_model(costs, flat), ports), ports, switches_reduce);
+  // The runtime's fixed cost precedes every transfer of this run, whatever the network does.
+  rec.lower_bound_s = costs.fixed_s + lower_bound_time(r.collective, r.ranks, rec.bytes,
+                                                       lower_bound_model(costs, cheapest_model(costs, flat), ports),
+                                                       ports, switches_reduce);
 }
 
 PredictionRecord record_for(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,

@@ -212,12 +212,9 @@ TEST_CASE("calibrate --measured's fit recovers the efficiency a log was predicte
   const std::string key = "  nvlink4:\n";
   altered.insert(altered.find(key) + key.size(), "    efficiency: 0.7\n");
   const ClusterConfig cluster = parse_cluster_config(altered, "altered");
-  PredictionRequest r;
+  PredictionRequest r = cluster_request(cluster);  // with the preset's runtime, as the fit predicts
   r.algorithms = {"ring"};
   r.sizes = {8, 64 << 10, 1 << 20, 16 << 20, 256 << 20};
-  r.ranks = cluster.ranks;
-  r.cost = cluster.cost;
-  r.topology = cluster.topology;
   r.engine = EngineKind::flow;
   NcclTestsLog log;
   for (const PredictionRecord& rec : predict(r)) log.rows.push_back(nccl_tests_row(Collective::allreduce, 8, rec.bytes, rec.time_s));

@@ -272,6 +272,15 @@ double leading_share(const std::string& line) {
   return std::min(std::stod(line.substr(0, digits)), 100.0) / 100.0;
 }
 
+// --detail's first line where the cluster names a runtime: what the run paid before its first
+// transfer, which the critical path below does not show (it starts at the first transfer).
+std::string runtime_detail_text(const PredictionRecord& rec) {
+  if (rec.runtime_s <= 0) return "";
+  return fmt::format("  runtime: {} before the first transfer (the library's launch and base latency for {}, {}); "
+                     "the critical path below adds to it\n",
+                     format_seconds(rec.runtime_s), rec.algorithm, rec.protocol.name);
+}
+
 // --trace and --detail: what each flow run leaves besides its time. Runs are keyed by
 // (algorithm, bytes, protocol), since --algo auto keeps only the winners and --protocol auto
 // only each one's fastest protocol.
@@ -300,8 +309,12 @@ struct FlowOutputs {
       if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
       if (!o.detail) return;
       keys.emplace_back(rec.runs, rec.bytes, rec.protocol.name);
-      if (o.format == Format::json) json.push_back(flow_detail_json(s, *c.topology, result));
-      else text.push_back(flow_detail_text(s, *c.topology, result));  // titled by the row that shows it
+      if (o.format == Format::json) {
+        json.push_back(flow_detail_json(s, *c.topology, result));
+        json.back()["runtime_s"] = rec.runtime_s;
+      } else {  // titled by the row that shows it
+        text.push_back(runtime_detail_text(rec) + flow_detail_text(s, *c.topology, result));
+      }
     };
   }
   void finish() {

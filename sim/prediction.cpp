@@ -262,6 +262,7 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const RunCosts& co
   const ScheduleRequest sr = schedule_request(r, a, bytes);
   const std::unique_ptr<TransferStream> stream = a.stream(sr);
   PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
+  rec.runtime_s = costs.fixed_s;
   rec.streamed = true;
   rec.segments = stream->info().segments;
   rec.channels = stream->info().channels;
@@ -279,6 +280,7 @@ PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs,
   const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
 
   PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
+  rec.runtime_s = costs.fixed_s;
   rec.segments = schedule.info().segments;
   rec.channels = schedule.info().channels;
   rec.transfers = schedule.size();
@@ -290,7 +292,8 @@ PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs,
   fill_rates(rec, r, costs, flat);
   // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
   if (!engine.contention && r.run.one_port && rec.channels == 1)
-    rec.closed_form_s = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments);
+    if (const std::optional<double> form = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments))
+      rec.closed_form_s = *form + costs.fixed_s;
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
 }
@@ -476,6 +479,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"channels", r.channels},
                       {"transfers", r.transfers},
                       {"time_s", r.time_s},
+                      {"runtime_s", r.runtime_s},
                       {"algbw_GBps", r.algbw_GBps},
                       {"busbw_GBps", r.busbw_GBps},
                       {"lower_bound_s", r.lower_bound_s},

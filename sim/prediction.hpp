@@ -38,6 +38,9 @@ struct PredictionRecord {
   std::uint32_t channels = 1;  // instances side by side (collectives/algorithms/channels.hpp)
   std::size_t transfers = 0;
   double time_s = 0;
+  // Of time_s, what the cluster's runtime charges once before the first transfer (its launch
+  // and base latency, sim/runtime.hpp); 0 without a runtime.
+  double runtime_s = 0;
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   double lower_bound_s = 0;

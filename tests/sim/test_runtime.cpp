@@ -57,7 +57,12 @@ TEST_CASE("with NCCL's runtime a ring pays the base latency once and the step la
       INFO(k.name << " " << to_string(engine));
       // 2(P-1) = 6 steps of N/P bytes each, one after the other (each waits for the one before).
       const double expected = 1e-6 * k.base_us + 6 * (1e-6 * k.step_us + chunk / (kNvlink4_Bps * k.payload));
-      REQUIRE(ring(c, n, find_protocol(k.name), engine).time_s == Approx(expected).epsilon(1e-12));
+      const PredictionRecord rec = ring(c, n, find_protocol(k.name), engine);
+      REQUIRE(rec.time_s == Approx(expected).epsilon(1e-12));
+      CHECK(rec.runtime_s == Approx(1e-6 * k.base_us).epsilon(1e-12));  // what --detail reports apart
+      CHECK(rec.lower_bound_s >= rec.runtime_s);
+      // The closed form (analytic engine, one port) is priced by the same runtime.
+      if (engine == EngineKind::analytic) CHECK(rec.closed_form_s.value() == Approx(expected).epsilon(1e-12));
     }
 }
 

@@ -403,19 +403,28 @@ The three largest errors:
 
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
-- **Every size below 128 MiB, on every system: NCCL's runtime costs.** collsim prices a call
-  as its schedule's transfers, each paying the catalog's per-message alpha (2 us on NVLink,
-  InfiniBand and RoCE); it has no kernel launch, no per-call host work, no per-step handshake
-  of NCCL's protocols. The published curves flatten into a floor at the smallest sizes (about
-  13 us on one DGX H100, 12 us on the PCIe pair, 120 us on two A3 Mega nodes over TCPXO) that
-  collsim does not have, so it is too fast there by the largest factors; the next model to
-  build is that runtime, and these curves are its "before".
+- **The worst point is the source's, not the model's.** dgx-h100-32 (allreduce of 32 bytes)
+  measured 68.1 us where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64: one line
+  of NVIDIA's sample output, a glitch of that run, that no latency model can meet.
+- **Small and middle sizes: NCCL's runtime, now modelled in part.** Each GPU preset names
+  `runtime: nccl` (docs/semantics.md, "The runtime"): a collective pays NCCL 2.30's base latency
+  once and every step its per-step latency by protocol and transport (tuning.cc). That took the
+  median |error| up to 1 MiB from 70% to 32%. What is still missing: NCCL's tree on one node is a
+  chain of the node's GPUs (2 x 7 NVLink steps on eight GPUs, about 15 us at 8 bytes with LL,
+  where the floor measures 13-17 us), while collsim's `two-tree` is a flat binary tree of 3 levels
+  (10.4 us), so the single-node small rows stay about 35% fast; the channel count and per-channel
+  rate NCCL uses by size; the chunk, slice and loop structure of its pipeline, which puts the
+  half-way size of the bandwidth ramp near 16-32 MiB on these nodes where collsim has it near
+  4-8 MiB.
 - **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
   `gcp-a3mega-tcpxo` take their NICs' rates from AWS's and Google's instance pages (and EFA's
   efficiency from a published two-node libfabric measurement), but their per-message start-up
   and per-hop latency are labelled assumptions (the catalog's RoCE figures): no point-to-point
-  latency of either transport was found. Their large sizes test the rates; their small and
-  middle sizes mostly the missing runtime costs and these assumptions.
+  latency of either transport was found. With `runtime: nccl` their steps pay NCCL's network
+  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand; the
+  A3 Mega pair's floor (about 120 us at the smallest sizes, where a ring crosses the network
+  four times and a tree twice) says a TCPXO step costs several times that, which no published
+  point-to-point figure gives, so the TCPXO rows stay the worst class (75%).
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
@@ -436,11 +445,6 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   NVLS kernels, whose SMs split between scatter, reduce and gather warps, do not reach it; no
   point-to-point figure gives NVLS's own rate, and NCCL's model (`nvlsEfficiency` 0.85 of the
   bus bandwidth) is the switch's throughput in the preset already.
-- **NCCL's bandwidth ramp (the 16M rows).** On these nodes NCCL reaches half its peak busbw
-  near 16 to 32 MiB; an alpha of 2 us per step (the catalog's peer-to-peer latency) puts
-  the half-way size near 5 MiB. NCCL's per-step costs (kernel launch, chunk handshakes, the SMs
-  given to each channel) are not a point-to-point figure and are not in the catalog, so
-  collsim is much too fast at mid sizes.
 - **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
   so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
   CPU and back down; the preset makes that link the one resource all messages share. One way

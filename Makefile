@@ -5,8 +5,10 @@ BUILD_DIR ?= build
 CMAKE_ARGS ?=
 JOBS      ?= $(shell nproc)
 COLLSIM   := $(BUILD_DIR)/bin/collsim
+# Debian's Python: the one the build's module and the notebooks' packages (set-up) are for.
+PYTHON    ?= /usr/bin/python3
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench notebooks clean
 
 all: build
 
@@ -41,6 +43,16 @@ bench: build
 	bash bench/flow_report.sh $(BUILD_DIR)
 	bash bench/cli_scale.sh $(BUILD_DIR)
 	@if [ -x $(BUILD_DIR)/bin/bench_simgrid ]; then bash bench/simgrid_report.sh $(BUILD_DIR); else echo "bench_simgrid: skipped (collsim was built without SimGrid)"; fi
+
+# The teaching notebooks, regenerated from notebooks/make_notebooks.py and executed in place, so
+# that the committed files show their figures and tables (commit them after a change that moves
+# a number they print).
+notebooks: build
+	$(PYTHON) notebooks/make_notebooks.py
+	for nb in notebooks/*.ipynb; do \
+	  PYTHONPATH=$(BUILD_DIR)/python COLLSIM_BIN=$(COLLSIM) $(PYTHON) -m nbconvert --to notebook --execute \
+	    --inplace --ExecutePreprocessor.timeout=300 "$$nb" || exit 2; \
+	done
 
 clean:
 	rm -rf $(BUILD_DIR)

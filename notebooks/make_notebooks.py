@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """notebooks/make_notebooks.py — writes the teaching notebooks (*.ipynb) from the cell lists
-below, without outputs, so the files in git stay small and diffable. Edit the cells here and
-run `python3 notebooks/make_notebooks.py`; `make test` executes the notebooks
-(tests/notebooks/run_notebook.sh)."""
+below, without outputs. Edit the cells here and run `make notebooks`, which runs this and then
+executes every notebook in place, so that the committed files show their outputs; `make test`
+executes them again and checks that the committed ones are executed and match these cells."""
 import json
 from pathlib import Path
 

@@ -54,6 +54,8 @@ if(no_jupyter)
                        "notebooks need jupyter-nbconvert python3-ipykernel python3-matplotlib python3-pandas")
   return()
 endif()
+add_test(NAME "notebooks: committed executed, cell for cell what make_notebooks.py writes"
+         COMMAND ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_notebooks_committed.py ${PROJECT_SOURCE_DIR}/notebooks)
 add_test(NAME "notebooks: 04 finds validate/results when run from another folder"
          COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python COLLSIM_BIN=$<TARGET_FILE:collsim>
                  ${COLLSIM_PYTHON} ${TEACHING_DIR}/test_notebook_data.py ${PROJECT_SOURCE_DIR}/notebooks)

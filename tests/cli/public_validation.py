@@ -14,6 +14,10 @@ turns them into docs/validation-public.md.
    per system, and --check exits 0 on what it wrote and 1 once the page or a plot differs; the
    table names each row's collective, and the summary counts each collective apart when more
    than one is published.
+4. Nothing the model is built from reads the published figures: no file of the catalog, the
+   presets, the model or the command line (topologies/, configs/, sim/, collectives/, cli/,
+   base/, CMakeLists.txt) names validate/public or its CSV, and the presets that a row compares
+   against carry no figure of that row (its time or busbw as a number in the YAML).
 The real predictions are not checked here: they change as the model does, and the lead
 regenerates the page after merging.
 """
@@ -171,9 +175,43 @@ def test_report(pv, rows, tmp):
     check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once the file differs")
 
 
+MODEL_FOLDERS = ["topologies", "configs", "sim", "collectives", "cli", "base"]
+
+
+def test_no_feedback(rows):
+    """The published figures are compared against, never read by the model (docs/design.md)."""
+    sources = [REPO / "CMakeLists.txt"]
+    for folder in MODEL_FOLDERS:
+        sources += [f for f in (REPO / folder).rglob("*") if f.is_file()]
+    def code_of(f):  # comments may cite the published figures ("no number here comes from them")
+        marker = "//" if f.suffix in (".cpp", ".hpp", ".cu") else "#"
+        return "\n".join(line.split(marker, 1)[0] for line in f.read_text(errors="replace").splitlines())
+
+    readers = [str(f.relative_to(REPO)) for f in sources
+               if "validate/public" in code_of(f) or "nccl_tests_published" in code_of(f)]
+    check(not readers, f"no model, preset or CLI file names validate/public outside a comment ({', '.join(readers) or 'none'})")
+    for preset in sorted({r["preset"] for r in rows}):
+        yaml = REPO / "configs" / f"{preset}.yaml"
+        if not yaml.is_file():
+            continue
+        numbers = set()
+        for line in yaml.read_text().splitlines():
+            body = line.split("#", 1)[0]  # a figure quoted in a source comment is a citation, not a parameter
+            for token in body.replace(",", " ").replace(":", " ").replace("[", " ").replace("]", " ").split():
+                try:
+                    numbers.add(float(token))
+                except ValueError:
+                    pass
+        figures = {float(r[k]) for r in rows if r["preset"] == preset
+                   for k in ("measured_time_us", "measured_busbw_GBps") if r[k] and float(r[k]) > 1}
+        shared = sorted(numbers & figures)
+        check(not shared, f"{preset}.yaml holds none of its published rows' figures as a parameter ({shared or 'none'})")
+
+
 def main():
     pv = load_script()
     rows = test_data(pv)
+    test_no_feedback(rows)
     with tempfile.TemporaryDirectory() as tmp:
         test_malformed(Path(tmp))
         test_log_figure(Path(tmp))

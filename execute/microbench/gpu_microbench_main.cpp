@@ -403,7 +403,7 @@ void print_description(int devices, const std::string& nccl) {
   check_cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   check_cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
   fmt::print("# collsim-gpu-microbench: device {} of {}: {}, compute capability {}.{}, {} SMs, L2 {} MiB, {:.1f} GiB, "
-             "SM clock {} MHz, memory clock {} MHz, memory bus {} bits, {} async copy engines\n",
+             "peak SM clock {} MHz, peak memory clock {} MHz, memory bus {} bits, {} async copy engines\n",
              kDevice, devices, p.name, p.major, p.minor, p.multiProcessorCount, attribute(cudaDevAttrL2CacheSize) >> 20,
              double(p.totalGlobalMem) / (1ull << 30), attribute(cudaDevAttrClockRate) / 1000,
              attribute(cudaDevAttrMemoryClockRate) / 1000, attribute(cudaDevAttrGlobalMemoryBusWidth),

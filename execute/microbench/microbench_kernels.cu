@@ -10,22 +10,35 @@ namespace {
 
 __global__ void empty_kernel() {}
 
-// Grid-stride loops: `blocks` blocks cover any size, so the rate is that of the blocks asked for.
-__global__ void copy_kernel(float4* __restrict__ dst, const float4* __restrict__ src, std::uint64_t quads) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < quads; i += stride) dst[i] = src[i];
-}
+// Loads in flight per thread: NCCL 2.30's ncclCollUnroll() for sm_80 and later, except sm_12x
+// (src/include/device.h), so that one block moves data as one channel's block does: each
+// thread reads kUnroll float4 (a block's width apart, so warps stay coalesced) before it
+// writes any of them. Grid-stride: `blocks` blocks cover any size, so the rate is theirs.
+constexpr int kUnroll = 8;
 
-__global__ void sum_kernel(float4* __restrict__ dst, const float4* __restrict__ src, std::uint64_t quads) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < quads; i += stride) {
-    float4 d = dst[i];
-    const float4 s = src[i];
-    d.x += s.x;
-    d.y += s.y;
-    d.z += s.z;
-    d.w += s.w;
-    dst[i] = d;
+template <bool Sum>
+__global__ void move_kernel(float4* __restrict__ dst, const float4* __restrict__ src, std::uint64_t quads) {
+  const std::uint64_t width = blockDim.x;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * width * kUnroll;
+  for (std::uint64_t base = std::uint64_t(blockIdx.x) * width * kUnroll + threadIdx.x; base < quads; base += stride) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (base + u * width < quads) v[u] = src[base + u * width];
+    if constexpr (Sum) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (base + u * width < quads) {
+          const float4 d = dst[base + u * width];
+          v[u].x += d.x;
+          v[u].y += d.y;
+          v[u].z += d.z;
+          v[u].w += d.w;
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (base + u * width < quads) dst[base + u * width] = v[u];
   }
 }
 
@@ -37,12 +50,12 @@ void launch_empty(cudaStream_t stream) {
 }
 
 void launch_copy(float4* dst, const float4* src, std::uint64_t quads, int blocks, cudaStream_t stream) {
-  copy_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(dst, src, quads);
+  move_kernel<false><<<blocks, kThreadsPerBlock, 0, stream>>>(dst, src, quads);
   check_cuda(cudaGetLastError(), "the copy kernel's launch");
 }
 
 void launch_sum(float4* dst, const float4* src, std::uint64_t quads, int blocks, cudaStream_t stream) {
-  sum_kernel<<<blocks, kThreadsPerBlock, 0, stream>>>(dst, src, quads);
+  move_kernel<true><<<blocks, kThreadsPerBlock, 0, stream>>>(dst, src, quads);
   check_cuda(cudaGetLastError(), "the sum kernel's launch");
 }
 

@@ -29,9 +29,10 @@
 # The GPU run, as a session lent a GPU makes it (the device tool; docs: its README):
 #   1. here:  cmake --build build -j2 --target collsim collsim-gpu-worker collsim-gpu-microbench
 #             bash scripts/gpu-bundle.sh build gpu-bundle      # copies this script in too
-#   2. run    carry=["gpu-bundle"], timeout_s=420,
+#   2. run    carry=["gpu-bundle"], timeout_s=360,
 #             command="gpu-bundle/gpu-validate.sh $OUT"
-#      (the budget, 290 s, ends the script well inside 420 s; the machine's start is extra)
+#      (the budget, 290 s, ends the script inside 300 s; the machine's start, a minute or two,
+#      is extra: about 7 minutes of the 15, so one rerun on the warm machine still fits)
 #   3. give_back, unless rerunning at once (15 minutes of device time in all: one rerun fits)
 #   4. here:  d=validate/results/gpu-<gpu>-<yyyy-mm-dd>   # <gpu> as in summary.txt, e.g. h100
 #             mkdir -p $d && tar -xzf <files_at>/results.tar.gz -C $d
@@ -281,7 +282,8 @@ step_microbench() {
   fi
   bounded tool collsim-gpu-microbench --repeats 20 > "$work/microbench.csv"
   local rc=$?
-  note "$(grep -c -v '^#' "$work/microbench.csv") CSV lines; $(grep -m1 '^# CUDA' "$work/microbench.csv" | cut -c3-)"
+  [ -s "$work/microbench.csv" ] &&
+    note "$(grep -c -v '^#' "$work/microbench.csv") CSV lines; $(grep -m1 '^# CUDA' "$work/microbench.csv" | cut -c3-)"
   return "$rc"
 }
 
@@ -335,8 +337,11 @@ step_machine_after() {
     note "nvidia-smi not found$([ "$rehearse" = 1 ] && echo ' (rehearsal)')"
     return 0
   fi
-  bounded nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_throttle_reasons.active --format=csv \
-    | tee -a "$work/machine.txt"
+  # clocks_event_reasons (driver 535 and later) says why the clocks were held down, if they were
+  local fields=clocks.sm,clocks.mem,temperature.gpu,power.draw
+  { echo "## after the runs"
+    bounded nvidia-smi --query-gpu=$fields,clocks_event_reasons.active --format=csv ||
+      bounded nvidia-smi --query-gpu=$fields --format=csv; } | tee -a "$work/machine.txt"
 }
 
 original_args="$*"

@@ -104,6 +104,17 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// Host to device and back on `stream`, waited for: ordered with the kernels on that stream
+// (a plain cudaMemcpy runs on the legacy stream, which non-blocking streams do not wait for).
+void upload(const Stream& stream, void* to, const void* from, std::size_t bytes, const char* what) {
+  check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream.get()), what);
+  stream.synchronize();
+}
+void download(const Stream& stream, void* to, const void* from, std::size_t bytes, const char* what) {
+  check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream.get()), what);
+  stream.synchronize();
+}
+
 class Event {
  public:
   Event() { check_cuda(cudaEventCreate(&event_), "cudaEventCreate"); }
@@ -132,6 +143,9 @@ class BufferPools {
         check_cuda(cudaMemcpy(static_cast<char*>(pool) + at, pattern.data(), std::min(chunk, bytes_ - at),
                               cudaMemcpyHostToDevice),
                    "cudaMemcpy (filling the pools)");
+    // A pageable copy may return before its DMA ends, and the legacy stream it ran on does not
+    // order the non-blocking streams that read the pools: wait for the whole device.
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (filling the pools)");
   }
 
   struct Slot {
@@ -214,22 +228,21 @@ void check_kernels(Context& c) {
   }
   const DeviceMemory src = device_alloc(floats * sizeof(float), "cudaMalloc (kernel check)");
   const DeviceMemory dst = device_alloc(floats * sizeof(float), "cudaMalloc (kernel check)");
-  auto upload = [&](void* to, const std::vector<float>& from) {
-    check_cuda(cudaMemcpy(to, from.data(), floats * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy (kernel check)");
+  auto put = [&](void* to, const std::vector<float>& from) {
+    upload(c.stream, to, from.data(), floats * sizeof(float), "cudaMemcpyAsync (kernel check)");
   };
   auto expect = [&](const char* kernel, int blocks, const std::function<float(std::size_t)>& want) {
-    c.stream.synchronize();
-    check_cuda(cudaMemcpy(out.data(), dst.get(), floats * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy (kernel check)");
+    download(c.stream, out.data(), dst.get(), floats * sizeof(float), "cudaMemcpyAsync (kernel check)");
     for (std::size_t i = 0; i < floats; ++i)
       if (out[i] != want(i))
         throw Error(fmt::format("the {} kernel on {} blocks wrote {} at float {}, expected {}", kernel, blocks, out[i], i, want(i)));
   };
   for (int blocks : {1, 3, c.sms}) {
-    upload(src.get(), a);
-    upload(dst.get(), b);
+    put(src.get(), a);
+    put(dst.get(), b);
     launch_copy(static_cast<float4*>(dst.get()), static_cast<const float4*>(src.get()), quads, blocks, c.stream.get());
     expect("copy", blocks, [&](std::size_t i) { return a[i]; });
-    upload(dst.get(), b);
+    put(dst.get(), b);
     launch_sum(static_cast<float4*>(dst.get()), static_cast<const float4*>(src.get()), quads, blocks, c.stream.get());
     expect("sum", blocks, [&](std::size_t i) { return a[i] + b[i]; });
   }
@@ -353,10 +366,9 @@ void check_nccl(Context& c, OneRankNccl& nccl, OneRankCall call) {
   for (std::size_t i = 0; i < count; ++i) in[i] = float(i * 5 % 17) + 0.5f;
   const DeviceMemory send = device_alloc(count * sizeof(float), "cudaMalloc (NCCL check)");
   const DeviceMemory recv = device_alloc(count * sizeof(float), "cudaMalloc (NCCL check)");
-  check_cuda(cudaMemcpy(send.get(), in.data(), count * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy (NCCL check)");
+  upload(c.stream, send.get(), in.data(), count * sizeof(float), "cudaMemcpyAsync (NCCL check)");
   nccl.allreduce(call, static_cast<const float*>(send.get()), static_cast<float*>(recv.get()), count, c.stream.get());
-  c.stream.synchronize();
-  check_cuda(cudaMemcpy(out.data(), recv.get(), count * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy (NCCL check)");
+  download(c.stream, out.data(), recv.get(), count * sizeof(float), "cudaMemcpyAsync (NCCL check)");
   for (std::size_t i = 0; i < count; ++i)
     if (out[i] != in[i])
       throw Error(fmt::format("a one-rank ncclAllReduce wrote {} at float {}, expected {}", out[i], i, in[i]));

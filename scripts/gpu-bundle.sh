@@ -16,7 +16,10 @@
 #   `gpu-bundle/run.sh` alone prints what it found (libcudart, libnccl, LD_LIBRARY_PATH).
 #
 # The bundle:
-#   bin/         collsim and collsim-gpu-worker (collsim finds the worker next to itself)
+#   bin/         collsim, collsim-gpu-worker (collsim finds the worker next to itself) and
+#                collsim-gpu-microbench (execute/microbench/: the GPU's own figures, as CSV)
+#   gpu-validate.sh  scripts/gpu-validate.sh: every GPU check of issue 35 in one bounded command
+#                (`gpu-bundle/gpu-validate.sh $OUT`; its header says how a session runs it)
 #   lib.tar.gz   every shared library they load per ldd (SimGrid, ns-3, gsl, gfortran, yaml-cpp,
 #                fmt, boost, sqlite, libstdc++, libgcc_s...), except glibc's own, the CUDA
 #                driver (libcuda, from the machine's driver), libcudart and libnccl (from the
@@ -56,11 +59,11 @@ build=${args[0]:-$repo/build}
 out=${args[1]:-$repo/gpu-bundle}
 
 # --- the binaries --------------------------------------------------------------------------
-bins=(collsim collsim-gpu-worker)
+bins=(collsim collsim-gpu-worker collsim-gpu-microbench)
 for b in "${bins[@]}"; do
   if [ ! -x "$build/bin/$b" ]; then
-    if [ "$b" = collsim-gpu-worker ] && [ -x "$build/bin/collsim" ]; then
-      echo "gpu-bundle: $build/bin/$b is missing: $build was configured without the CUDA toolkit (nothing to bundle for a GPU)" >&2
+    if [ "$b" != collsim ] && [ -x "$build/bin/collsim" ]; then
+      echo "gpu-bundle: $build/bin/$b is missing: build it (cmake --build $build --target $b); a build configured without the CUDA toolkit has nothing to bundle for a GPU" >&2
     else
       echo "gpu-bundle: $build/bin/$b is missing: run \`make build\` (or BUILD_DIR=$build make build) first" >&2
     fi
@@ -78,6 +81,7 @@ rm -rf "${out:?}"
 mkdir -p "$out/bin" "$out/lib"
 touch "$out/$marker"
 for b in "${bins[@]}"; do cp -p "$build/bin/$b" "$out/bin/"; done
+cp -p "$repo/scripts/gpu-validate.sh" "$out/gpu-validate.sh"
 
 # --- the shared libraries ------------------------------------------------------------------
 # ldd is recursive: one call per binary lists everything the loader maps. Left out: glibc's

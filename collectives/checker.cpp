@@ -97,10 +97,14 @@ void validate_transfer(const Schedule& s, TransferId id, const ElementMap& eleme
   }
 }
 
-// Contribution set of one element of one rank: exact bit set (P <= 64) or signature.
+// What one element of one rank holds: whose contributions (exact bit set for P <= 64, or a
+// signature) and from which position of the sources' data: the element `origin` of every
+// contributing rank. One origin per value is exact for any P: a reduction of two values with
+// different origins is refused as it happens.
 struct Contribution {
   std::uint64_t sum = 0;    // bit set, or wrap-around sum of weights
   std::uint32_t count = 0;  // 0 = nothing has arrived yet
+  std::uint32_t origin = 0; // the source element the contributions were taken from
 };
 
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -139,7 +143,7 @@ class SymbolicRun {
   void initialise() {
     for (Rank r = 0; r < info_.ranks; ++r)
       for (std::uint32_t e = 0; e < elements_.count(); ++e)
-        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
+        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1, e};
   }
 
   void execute(const CheckOptions& options) {
@@ -171,10 +175,10 @@ class SymbolicRun {
       case Collective::allgather:
         for (Rank r = 0; r < info_.ranks; ++r)
           for (Rank b = 0; b < info_.ranks; ++b)
-            expect(r, part_of(data, info_.ranks, b), {weight_[b], 1}, fmt::format("rank {}'s block", b));
+            expect(r, part_of(data, info_.ranks, b), {weight_[b], 1, 0}, fmt::format("rank {}'s block", b));
         break;
       case Collective::broadcast:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, {weight_[info_.root], 1}, fmt::format("root {}'s data", info_.root));
+        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, {weight_[info_.root], 1, 0}, fmt::format("root {}'s data", info_.root));
         break;
     }
   }
@@ -214,9 +218,14 @@ class SymbolicRun {
       throw Error(fmt::format("{} and {} both write {} of rank {} without a dependency path between them "
                               "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(elements_, e), t.dst));
     Contribution& v = value_[slot];
-    if (t.op == Op::copy) {
+    if (t.op == Op::copy || v.count == 0) {
       v = incoming;
     } else {
+      if (v.origin != incoming.origin)
+        throw Error(fmt::format("{} reduces {} of the sources' data into {} of rank {}, which holds {} of theirs "
+                                "(a reduction that mixes positions)", describe(s_, id),
+                                bytes_of(elements_, incoming.origin), bytes_of(elements_, e), t.dst,
+                                bytes_of(elements_, v.origin)));
       if (exact_ && (v.sum & incoming.sum) != 0)
         throw Error(fmt::format("{} reduces rank {}'s contribution into {} of rank {} a second time (duplicated "
                                 "reduction)", describe(s_, id), std::countr_zero(v.sum & incoming.sum),
@@ -251,14 +260,37 @@ class SymbolicRun {
     return false;
   }
 
+  // Rank's `range` should hold `want`'s contributions taken from the same bytes of the
+  // sources' data.
   void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what) const {
+    expect(rank, range, want, what, range.offset);
+  }
+  void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what,
+              std::uint64_t source_offset) const {
     if (range.bytes == 0) return;
     for (std::uint32_t e = elements_.element_at(range.offset); e < elements_.element_at(range.end()); ++e) {
-      const Contribution& v = value_[log_.slot(rank, e)];
-      if (v.sum == want.sum && v.count == want.count) continue;
-      throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} but {}", to_string(info_.collective),
-                              rank, bytes_of(elements_, e), what, explain_difference(v, want)));
+      const std::size_t slot = log_.slot(rank, e);
+      const Contribution& v = value_[slot];
+      const std::uint64_t from = source_offset + (elements_.range(e).offset - range.offset);
+      const bool placed = v.count == 0 || elements_.range(v.origin).offset == from;
+      if (v.sum == want.sum && v.count == want.count && placed) continue;
+      const ByteRange wanted{from, elements_.range(e).bytes};
+      throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} from bytes [{}, {}) but {}{}",
+                              to_string(info_.collective), rank, bytes_of(elements_, e), what, wanted.offset,
+                              wanted.end(), placed ? explain_difference(v, want) : misplaced(v),
+                              last_written_by(slot)));
     }
+  }
+
+  std::string misplaced(const Contribution& have) const {
+    return fmt::format("hold {} (misplaced)", bytes_of(elements_, have.origin));
+  }
+
+  // Names the transfer that last wrote a slot, where the postcondition fails: the one at fault
+  // or the last to pass the fault on.
+  std::string last_written_by(std::size_t slot) const {
+    const TransferId w = log_.last_writer(slot);
+    return w == kNoTransfer ? std::string(" (no transfer wrote them)") : fmt::format(" (last written by {})", describe(s_, w));
   }
 
   std::string explain_difference(const Contribution& have, const Contribution& want) const {

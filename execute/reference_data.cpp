@@ -11,17 +11,27 @@
 namespace collsim {
 namespace {
 
-// The sum over all ranks of input_value(r, i) depends on i mod 13 only.
-std::array<float, 13> sums_by_residue(Rank ranks) {
-  std::array<float, 13> sums{};
-  for (std::uint64_t residue = 0; residue < 13; ++residue)
-    for (Rank r = 0; r < ranks; ++r) sums[residue] += input_value(r, residue);
-  return sums;
-}
+// The sum over all ranks of input_value(r, i): P position_part(i) plus the ranks' owner parts,
+// which depend on i mod kOwnerPeriod only.
+class ReferenceSum {
+ public:
+  explicit ReferenceSum(Rank ranks) : ranks_(ranks) {
+    for (std::uint64_t residue = 0; residue < kOwnerPeriod; ++residue)
+      for (Rank r = 0; r < ranks; ++r) owners_[residue] += owner_part(r, residue);
+  }
+  float at(std::uint64_t element) const {
+    return static_cast<float>(ranks_ * position_part(element) + owners_[element % kOwnerPeriod]);
+  }
 
-std::optional<Mismatch> compare_sum(std::span<const float> buffer, ByteRange range, const std::array<float, 13>& sums) {
+ private:
+  std::uint64_t ranks_;
+  std::array<std::uint64_t, kOwnerPeriod> owners_{};
+};
+
+std::optional<Mismatch> compare_sum(std::span<const float> buffer, ByteRange range, Rank ranks) {
+  const ReferenceSum sum(ranks);
   for (std::uint64_t i = range.offset; i < range.end(); ++i)
-    if (buffer[i] != sums[i % 13]) return Mismatch{i, buffer[i], sums[i % 13]};
+    if (buffer[i] != sum.at(i)) return Mismatch{i, buffer[i], sum.at(i)};
   return std::nullopt;
 }
 
@@ -44,11 +54,11 @@ void fill_inputs(const ScheduleInfo& info, Rank rank, std::span<float> buffer) {
 std::optional<Mismatch> find_mismatch(const ScheduleInfo& info, Rank rank, std::span<const float> buffer) {
   const ByteRange data = info.data();
   switch (info.collective) {
-    case Collective::allreduce: return compare_sum(buffer, data, sums_by_residue(info.ranks));
+    case Collective::allreduce: return compare_sum(buffer, data, info.ranks);
     case Collective::reduce:
-      return rank == info.root ? compare_sum(buffer, data, sums_by_residue(info.ranks)) : std::nullopt;
+      return rank == info.root ? compare_sum(buffer, data, info.ranks) : std::nullopt;
     case Collective::reduce_scatter:
-      return compare_sum(buffer, part_of(data, info.ranks, rank), sums_by_residue(info.ranks));
+      return compare_sum(buffer, part_of(data, info.ranks, rank), info.ranks);
     case Collective::allgather:
       for (Rank owner = 0; owner < info.ranks; ++owner)
         if (auto m = compare_input(buffer, part_of(data, info.ranks, owner), owner)) return m;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/collective_spec.hpp"
 #include "collectives/elements.hpp"
 
 namespace collsim {
@@ -117,10 +118,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 // The chunks plus the ranges the postcondition speaks about, so both lie on element bounds.
 std::vector<ByteRange> with_output_bounds(const Schedule& s) {
   std::vector<ByteRange> ranges = s.chunks();
-  const ScheduleInfo& info = s.info();
-  ranges.push_back(info.data());
-  if (info.collective == Collective::reduce_scatter || info.collective == Collective::allgather)
-    for (Rank b = 0; b < info.ranks; ++b) ranges.push_back(part_of(info.data(), info.ranks, b));
+  for (const ByteRange& r : output_bounds(s.info())) ranges.push_back(r);
   return ranges;
 }
 
@@ -160,27 +158,18 @@ class SymbolicRun {
     }
   }
 
+  // Every part of every rank's expected output (collective_spec.hpp), in rank order.
   void verify_postcondition() const {
-    const ByteRange data = info_.data();
-    switch (info_.collective) {
-      case Collective::allreduce:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, everyone_, "the sum of all ranks");
-        break;
-      case Collective::reduce:
-        expect(info_.root, data, everyone_, "the sum of all ranks");
-        break;
-      case Collective::reduce_scatter:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, part_of(data, info_.ranks, r), everyone_, "the sum of all ranks");
-        break;
-      case Collective::allgather:
-        for (Rank r = 0; r < info_.ranks; ++r)
-          for (Rank b = 0; b < info_.ranks; ++b)
-            expect(r, part_of(data, info_.ranks, b), {weight_[b], 1, 0}, fmt::format("rank {}'s block", b));
-        break;
-      case Collective::broadcast:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, {weight_[info_.root], 1, 0}, fmt::format("root {}'s data", info_.root));
-        break;
-    }
+    for (Rank r = 0; r < info_.ranks; ++r)
+      for (const ExpectedOutput& part : expected_output(info_, r)) {
+        const bool sum = part.source == kEveryRank;
+        const Contribution want = sum ? everyone_ : Contribution{weight_[part.source], 1, 0};
+        const std::string what = sum ? std::string("the sum of all ranks")
+                                 : part.source == info_.root && spec_of(info_.collective).rooted
+                                     ? fmt::format("root {}'s data", part.source)
+                                     : fmt::format("rank {}'s block", part.source);
+        expect(r, part.range, want, what, part.source_offset);
+      }
   }
 
  private:
@@ -260,11 +249,8 @@ class SymbolicRun {
     return false;
   }
 
-  // Rank's `range` should hold `want`'s contributions taken from the same bytes of the
-  // sources' data.
-  void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what) const {
-    expect(rank, range, want, what, range.offset);
-  }
+  // Rank's `range` should hold `want`'s contributions taken from the sources' data from
+  // `source_offset` on (the same bytes, but for alltoall's blocks).
   void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what,
               std::uint64_t source_offset) const {
     if (range.bytes == 0) return;
@@ -277,13 +263,16 @@ class SymbolicRun {
       const ByteRange wanted{from, elements_.range(e).bytes};
       throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} from bytes [{}, {}) but {}{}",
                               to_string(info_.collective), rank, bytes_of(elements_, e), what, wanted.offset,
-                              wanted.end(), placed ? explain_difference(v, want) : misplaced(v),
-                              last_written_by(slot)));
+                              wanted.end(), what_is_wrong(v, want, placed), last_written_by(slot)));
     }
   }
 
-  std::string misplaced(const Contribution& have) const {
-    return fmt::format("hold {} (misplaced)", bytes_of(elements_, have.origin));
+  std::string what_is_wrong(const Contribution& have, const Contribution& want, bool placed) const {
+    const bool right_ranks = have.sum == want.sum && have.count == want.count;
+    std::string out = right_ranks ? "" : explain_difference(have, want);
+    if (!placed)
+      out += fmt::format("{}hold {} (misplaced)", out.empty() ? "" : " and ", bytes_of(elements_, have.origin));
+    return out;
   }
 
   // Names the transfer that last wrote a slot, where the postcondition fails: the one at fault
@@ -325,6 +314,9 @@ void validate_structure(const Schedule& s) {
   if (info.root >= info.ranks) throw Error(fmt::format("root {} is not one of the {} ranks", info.root, info.ranks));
   if (info.reducers > kMaxRanks)
     throw Error(fmt::format("schedule names {} switch reducers, more than the {} allowed", info.reducers, kMaxRanks));
+  if (info.collective == Collective::alltoall && info.scratch_bytes < alltoall_receive_bytes(info))
+    throw Error(fmt::format("alltoall schedule has {} scratch bytes, fewer than the {} of its receive buffer (P blocks "
+                            "of N / P bytes after the data)", info.scratch_bytes, alltoall_receive_bytes(info)));
   const std::uint64_t space = info.address_space();
   for (std::size_t c = 0; c < s.chunks().size(); ++c) {
     const ByteRange r = s.chunks()[c];

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/units.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim {
 namespace {
@@ -28,16 +29,14 @@ class ReferenceSum {
   std::array<std::uint64_t, kOwnerPeriod> owners_{};
 };
 
-std::optional<Mismatch> compare_sum(std::span<const float> buffer, ByteRange range, Rank ranks) {
-  const ReferenceSum sum(ranks);
-  for (std::uint64_t i = range.offset; i < range.end(); ++i)
-    if (buffer[i] != sum.at(i)) return Mismatch{i, buffer[i], sum.at(i)};
-  return std::nullopt;
-}
-
-std::optional<Mismatch> compare_input(std::span<const float> buffer, ByteRange range, Rank owner) {
-  for (std::uint64_t i = range.offset; i < range.end(); ++i)
-    if (buffer[i] != input_value(owner, i)) return Mismatch{i, buffer[i], input_value(owner, i)};
+// One part of the postcondition (collective_spec.hpp): element i of `part.range` holds the
+// source's input (or the sum of all ranks') at part.source_offset + (i - part.range.offset).
+std::optional<Mismatch> compare(std::span<const float> buffer, const ExpectedOutput& part, const ReferenceSum& sum) {
+  for (std::uint64_t k = 0; k < part.range.bytes; ++k) {
+    const std::uint64_t i = part.range.offset + k, from = part.source_offset + k;
+    const float expected = part.source == kEveryRank ? sum.at(from) : input_value(part.source, from);
+    if (buffer[i] != expected) return Mismatch{i, buffer[i], expected};
+  }
   return std::nullopt;
 }
 
@@ -46,25 +45,18 @@ std::optional<Mismatch> compare_input(std::span<const float> buffer, ByteRange r
 void fill_inputs(const ScheduleInfo& info, Rank rank, std::span<float> buffer) {
   std::ranges::fill(buffer, kEmptyElement);
   ByteRange held{0, 0};
-  if (info.collective == Collective::allgather) held = part_of(info.data(), info.ranks, rank);
-  else if (info.bytes > 0 && info.holds_input(rank, {0, 1})) held = info.data();
+  switch (spec_of(info.collective).input) {
+    case Input::whole: held = info.data(); break;
+    case Input::own_part: held = part_of(info.data(), info.ranks, rank); break;
+    case Input::root_only: held = rank == info.root ? info.data() : ByteRange{0, 0}; break;
+  }
   for (std::uint64_t i = held.offset; i < held.end(); ++i) buffer[i] = input_value(rank, i);
 }
 
 std::optional<Mismatch> find_mismatch(const ScheduleInfo& info, Rank rank, std::span<const float> buffer) {
-  const ByteRange data = info.data();
-  switch (info.collective) {
-    case Collective::allreduce: return compare_sum(buffer, data, info.ranks);
-    case Collective::reduce:
-      return rank == info.root ? compare_sum(buffer, data, info.ranks) : std::nullopt;
-    case Collective::reduce_scatter:
-      return compare_sum(buffer, part_of(data, info.ranks, rank), info.ranks);
-    case Collective::allgather:
-      for (Rank owner = 0; owner < info.ranks; ++owner)
-        if (auto m = compare_input(buffer, part_of(data, info.ranks, owner), owner)) return m;
-      return std::nullopt;
-    case Collective::broadcast: return compare_input(buffer, data, info.root);
-  }
+  const ReferenceSum sum(info.ranks);
+  for (const ExpectedOutput& part : expected_output(info, rank))
+    if (auto m = compare(buffer, part, sum)) return m;
   return std::nullopt;
 }
 

@@ -442,7 +442,9 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
   check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol()));
   const std::vector<std::string> names = expand_algorithms(r);
-  if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
+  if (names.empty())
+    throw Error(fmt::format("no algorithm can run {} on {} ranks here (each left out above says why); give fewer --ranks",
+                            to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
 
   std::vector<PredictionRecord> records;

@@ -58,7 +58,8 @@ std::string rank_activity(const Schedule& s, const Explanation& x, const Explain
   for (TransferId id : step.transfers) {
     const Transfer t = s.transfer(id);
     if (t.is_local() && t.dst == r)
-      add(fmt::format("reduces {} into {}", describe_chunk(s, x, t.src_chunk), describe_chunk(s, x, t.dst_chunk)));
+      add(fmt::format("{} {} into {}", t.op == Op::reduce ? "reduces" : "copies", describe_chunk(s, x, t.src_chunk),
+                      describe_chunk(s, x, t.dst_chunk)));
     else if (!t.is_local() && t.src == r)
       add(fmt::format("sends {} to {}", describe_chunk(s, x, t.src_chunk), endpoint_name(s.info(), t.dst)));
     else if (!t.is_local() && t.dst == r)

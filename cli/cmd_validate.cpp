@@ -139,8 +139,8 @@ void add_validate_command(CLI::App& app) {
                   "(--measured) with predictions on a cluster");
   add_backend_option(*cmd, o.backend, true, false);
   cmd->add_option("--measured", o.measured,
-                  "An nccl-tests log (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf "
-                  "output) to compare with predictions on --config/--preset, instead of executing: its sizes, its rank "
+                  "An nccl-tests log (all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf, reduce_perf, "
+                  "alltoall_perf output) to compare with predictions on --config/--preset, instead of executing: its sizes, its rank "
                   "count (unless --ranks), its out-of-place times; the report goes to -o (default "
                   "validate/results/<log name>)");
   add_cluster_options(*cmd, o.cluster, "With --measured: the cluster YAML the log ran on");

@@ -126,7 +126,7 @@ CLI::Option* add_algo_option(CLI::App& app, std::string& algo, const std::string
 }
 
 CLI::Option* add_collective_option(CLI::App& app, std::string& collective) {
-  return app.add_option("-c,--collective", collective, "allreduce, reduce-scatter, allgather, broadcast or reduce")
+  return app.add_option("-c,--collective", collective, collective_names())
       ->capture_default_str();
 }
 

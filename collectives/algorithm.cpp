@@ -50,6 +50,9 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
       algorithms::nvls_entry(),
       algorithms::nvls_tree_entry(),
       algorithms::collnet_entry(),
+      algorithms::linear_entry(),
+      algorithms::pairwise_entry(),
+      algorithms::bruck_entry(),
   };
   return table;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/collective_spec.hpp"
 #include "collectives/elements.hpp"
 
 namespace collsim {
@@ -97,10 +98,14 @@ void validate_transfer(const Schedule& s, TransferId id, const ElementMap& eleme
   }
 }
 
-// Contribution set of one element of one rank: exact bit set (P <= 64) or signature.
+// What one element of one rank holds: whose contributions (exact bit set for P <= 64, or a
+// signature) and from which position of the sources' data: the element `origin` of every
+// contributing rank. One origin per value is exact for any P: a reduction of two values with
+// different origins is refused as it happens.
 struct Contribution {
   std::uint64_t sum = 0;    // bit set, or wrap-around sum of weights
   std::uint32_t count = 0;  // 0 = nothing has arrived yet
+  std::uint32_t origin = 0; // the source element the contributions were taken from
 };
 
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -113,10 +118,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 // The chunks plus the ranges the postcondition speaks about, so both lie on element bounds.
 std::vector<ByteRange> with_output_bounds(const Schedule& s) {
   std::vector<ByteRange> ranges = s.chunks();
-  const ScheduleInfo& info = s.info();
-  ranges.push_back(info.data());
-  if (info.collective == Collective::reduce_scatter || info.collective == Collective::allgather)
-    for (Rank b = 0; b < info.ranks; ++b) ranges.push_back(part_of(info.data(), info.ranks, b));
+  for (const ByteRange& r : output_bounds(s.info())) ranges.push_back(r);
   return ranges;
 }
 
@@ -139,7 +141,7 @@ class SymbolicRun {
   void initialise() {
     for (Rank r = 0; r < info_.ranks; ++r)
       for (std::uint32_t e = 0; e < elements_.count(); ++e)
-        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1};
+        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1, e};
   }
 
   void execute(const CheckOptions& options) {
@@ -156,27 +158,18 @@ class SymbolicRun {
     }
   }
 
+  // Every part of every rank's expected output (collective_spec.hpp), in rank order.
   void verify_postcondition() const {
-    const ByteRange data = info_.data();
-    switch (info_.collective) {
-      case Collective::allreduce:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, everyone_, "the sum of all ranks");
-        break;
-      case Collective::reduce:
-        expect(info_.root, data, everyone_, "the sum of all ranks");
-        break;
-      case Collective::reduce_scatter:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, part_of(data, info_.ranks, r), everyone_, "the sum of all ranks");
-        break;
-      case Collective::allgather:
-        for (Rank r = 0; r < info_.ranks; ++r)
-          for (Rank b = 0; b < info_.ranks; ++b)
-            expect(r, part_of(data, info_.ranks, b), {weight_[b], 1}, fmt::format("rank {}'s block", b));
-        break;
-      case Collective::broadcast:
-        for (Rank r = 0; r < info_.ranks; ++r) expect(r, data, {weight_[info_.root], 1}, fmt::format("root {}'s data", info_.root));
-        break;
-    }
+    for (Rank r = 0; r < info_.ranks; ++r)
+      for (const ExpectedOutput& part : expected_output(info_, r)) {
+        const bool sum = part.source == kEveryRank;
+        const Contribution want = sum ? everyone_ : Contribution{weight_[part.source], 1, 0};
+        const std::string what = sum ? std::string("the sum of all ranks")
+                                 : part.source == info_.root && spec_of(info_.collective).rooted
+                                     ? fmt::format("root {}'s data", part.source)
+                                     : fmt::format("rank {}'s block", part.source);
+        expect(r, part.range, want, what, part.source_offset);
+      }
   }
 
  private:
@@ -214,9 +207,14 @@ class SymbolicRun {
       throw Error(fmt::format("{} and {} both write {} of rank {} without a dependency path between them "
                               "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(elements_, e), t.dst));
     Contribution& v = value_[slot];
-    if (t.op == Op::copy) {
+    if (t.op == Op::copy || v.count == 0) {
       v = incoming;
     } else {
+      if (v.origin != incoming.origin)
+        throw Error(fmt::format("{} reduces {} of the sources' data into {} of rank {}, which holds {} of theirs "
+                                "(a reduction that mixes positions)", describe(s_, id),
+                                bytes_of(elements_, incoming.origin), bytes_of(elements_, e), t.dst,
+                                bytes_of(elements_, v.origin)));
       if (exact_ && (v.sum & incoming.sum) != 0)
         throw Error(fmt::format("{} reduces rank {}'s contribution into {} of rank {} a second time (duplicated "
                                 "reduction)", describe(s_, id), std::countr_zero(v.sum & incoming.sum),
@@ -251,14 +249,37 @@ class SymbolicRun {
     return false;
   }
 
-  void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what) const {
+  // Rank's `range` should hold `want`'s contributions taken from the sources' data from
+  // `source_offset` on (the same bytes, but for alltoall's blocks).
+  void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what,
+              std::uint64_t source_offset) const {
     if (range.bytes == 0) return;
     for (std::uint32_t e = elements_.element_at(range.offset); e < elements_.element_at(range.end()); ++e) {
-      const Contribution& v = value_[log_.slot(rank, e)];
-      if (v.sum == want.sum && v.count == want.count) continue;
-      throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} but {}", to_string(info_.collective),
-                              rank, bytes_of(elements_, e), what, explain_difference(v, want)));
+      const std::size_t slot = log_.slot(rank, e);
+      const Contribution& v = value_[slot];
+      const std::uint64_t from = source_offset + (elements_.range(e).offset - range.offset);
+      const bool placed = v.count == 0 || elements_.range(v.origin).offset == from;
+      if (v.sum == want.sum && v.count == want.count && placed) continue;
+      const ByteRange wanted{from, elements_.range(e).bytes};
+      throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} from bytes [{}, {}) but {}{}",
+                              to_string(info_.collective), rank, bytes_of(elements_, e), what, wanted.offset,
+                              wanted.end(), what_is_wrong(v, want, placed), last_written_by(slot)));
     }
+  }
+
+  std::string what_is_wrong(const Contribution& have, const Contribution& want, bool placed) const {
+    const bool right_ranks = have.sum == want.sum && have.count == want.count;
+    std::string out = right_ranks ? "" : explain_difference(have, want);
+    if (!placed)
+      out += fmt::format("{}hold {} (misplaced)", out.empty() ? "" : " and ", bytes_of(elements_, have.origin));
+    return out;
+  }
+
+  // Names the transfer that last wrote a slot, where the postcondition fails: the one at fault
+  // or the last to pass the fault on.
+  std::string last_written_by(std::size_t slot) const {
+    const TransferId w = log_.last_writer(slot);
+    return w == kNoTransfer ? std::string(" (no transfer wrote them)") : fmt::format(" (last written by {})", describe(s_, w));
   }
 
   std::string explain_difference(const Contribution& have, const Contribution& want) const {
@@ -293,6 +314,9 @@ void validate_structure(const Schedule& s) {
   if (info.root >= info.ranks) throw Error(fmt::format("root {} is not one of the {} ranks", info.root, info.ranks));
   if (info.reducers > kMaxRanks)
     throw Error(fmt::format("schedule names {} switch reducers, more than the {} allowed", info.reducers, kMaxRanks));
+  if (info.collective == Collective::alltoall && info.scratch_bytes < alltoall_receive_bytes(info))
+    throw Error(fmt::format("alltoall schedule has {} scratch bytes, fewer than the {} of its receive buffer (P blocks "
+                            "of N / P bytes after the data)", info.scratch_bytes, alltoall_receive_bytes(info)));
   const std::uint64_t space = info.address_space();
   for (std::size_t c = 0; c < s.chunks().size(); ++c) {
     const ByteRange r = s.chunks()[c];

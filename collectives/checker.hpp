@@ -8,7 +8,11 @@
 //     arrives or overwritten before it has been sent, whatever order an executor picks;
 //     in-network reductions into a switch reducer's bytes need no order among themselves,
 //     but every read of those bytes (the multicast) must follow each of them;
-//  3. the collective's postcondition: every output byte holds each contribution exactly once.
+//  3. the collective's postcondition: every output byte holds each contribution exactly once,
+//     taken from the right position of the sources' data. Every value carries the source
+//     element it came from, so a reduction of two values from different positions is refused
+//     at that transfer, and a chunk copied to the wrong offset (or swapped with another) fails
+//     the postcondition naming the transfer that last wrote the misplaced bytes.
 // Contributions are exact sets (one bit per rank) for P <= 64, and for larger P a signature:
 // a random 64-bit weight per rank summed with wrap-around, plus a count, so P = 4096 checks
 // in seconds. A duplicate contribution is caught exactly for P <= 64 and by the count or the

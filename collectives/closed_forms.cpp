@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/collective_spec.hpp"
 #include "collectives/partition.hpp"
 
 namespace collsim {
@@ -43,7 +44,7 @@ struct ResourceBounds {
 
 ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
                                Ports ports, bool switches_reduce = false) {
-  if (ranks <= 1 || bytes == 0) return {};
+  if (ranks <= 1 || moves_nothing(collective, ranks, bytes)) return {};
   if (switches_reduce) {
     // A switch may reduce: a rank's contribution to each byte still leaves it once, and the
     // result enters once (N each way for allreduce), and no rank need reduce anything.
@@ -61,16 +62,15 @@ ResourceBounds resource_bounds(Collective collective, Rank ranks, std::uint64_t 
   }
   const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
   const double b = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
-  const double n = double(bytes), share = (ranks - 1.0) / ranks;
+  // Alltoall moves whole blocks of floor(N / P) bytes (collective_spec.hpp).
+  const double n = collective == Collective::alltoall ? double(bytes / ranks * ranks) : double(bytes);
+  const double share = (ranks - 1.0) / ranks;
   const double latency = ports == Ports::one ? ceil_log2(ranks) * a : a;
-  switch (collective) {
-    case Collective::allreduce: return {latency + 2 * share * n * b, share * n * cost.gamma_s_per_byte};
-    case Collective::reduce_scatter: return {latency + share * n * b, share * n * cost.gamma_s_per_byte};
-    case Collective::allgather: return {latency + share * n * b, 0};
-    case Collective::broadcast: return {latency + n * b, 0};
-    case Collective::reduce: return {latency + n * b, share * n * cost.gamma_s_per_byte};
-  }
-  return {latency, 0};
+  // The bytes every rank must send (or receive) are nccl-tests' bus-bandwidth factor times N:
+  // 2(P-1)/P N for allreduce, (P-1)/P N for reduce-scatter, allgather and alltoall, N for
+  // broadcast and reduce; a reducing collective also reduces (P-1)/P N bytes on some rank.
+  const CollectiveSpec& spec = spec_of(collective);
+  return {latency + spec.bus_factor(ranks) * n * b, spec.reduces ? share * n * cost.gamma_s_per_byte : 0};
 }
 
 }  // namespace
@@ -80,7 +80,7 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
                                        std::uint64_t bytes, const CostModel& cost, std::uint32_t segments) {
   const AlgorithmEntry& entry = find_algorithm(algorithm);
   if (!entry.closed_form) return std::nullopt;
-  if (ranks <= 1 || bytes == 0) return 0.0;  // nothing to move: no message is sent
+  if (ranks <= 1 || moves_nothing(collective, ranks, bytes)) return 0.0;  // no message is sent
   ScheduleRequest request;
   request.collective = collective;
   request.ranks = ranks;

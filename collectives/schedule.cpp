@@ -7,28 +7,17 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim {
 namespace {
-
-constexpr std::array<std::pair<Collective, std::string_view>, 5> kCollectiveNames{{
-    {Collective::allreduce, "allreduce"},
-    {Collective::reduce_scatter, "reduce-scatter"},
-    {Collective::allgather, "allgather"},
-    {Collective::broadcast, "broadcast"},
-    {Collective::reduce, "reduce"},
-}};
 
 template <class T>
 std::size_t bytes_of(const std::vector<T>& v) { return v.capacity() * sizeof(T); }
 
 }  // namespace
 
-std::string_view to_string(Collective collective) {
-  for (const auto& [c, name] : kCollectiveNames)
-    if (c == collective) return name;
-  return "unknown";
-}
+std::string_view to_string(Collective collective) { return spec_of(collective).name; }
 
 std::string reducer_name(const ScheduleInfo& info, Rank id) {
   return info.is_fabric_reducer(id) ? "SHARP switch" : fmt::format("switch {}", id - info.ranks);
@@ -39,18 +28,24 @@ std::string_view to_string(Op op) { return op == Op::copy ? "copy" : "reduce"; }
 const std::vector<Collective>& all_collectives() {
   static const std::vector<Collective> all = [] {
     std::vector<Collective> v;
-    for (const auto& entry : kCollectiveNames) v.push_back(entry.first);
+    for (const CollectiveSpec& spec : collective_table()) v.push_back(spec.collective);
     return v;
   }();
   return all;
 }
 
 Collective parse_collective(std::string_view name) {
-  for (const auto& [c, n] : kCollectiveNames)
-    if (n == name) return c;
-  throw Error(fmt::format(
-      "unknown collective '{}' (expected allreduce, reduce-scatter, allgather, broadcast or reduce)",
-      name));
+  for (const CollectiveSpec& spec : collective_table())
+    if (spec.name == name) return spec.collective;
+  throw Error(fmt::format("unknown collective '{}' (expected {})", name, collective_names()));
+}
+
+std::string collective_names() {
+  std::string out;
+  const auto& table = collective_table();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : i + 1 == table.size() ? " or " : ", ", table[i].name);
+  return out;
 }
 
 Op parse_op(std::string_view name) {
@@ -59,28 +54,19 @@ Op parse_op(std::string_view name) {
   throw Error(fmt::format("unknown transfer op '{}' (expected copy or reduce)", name));
 }
 
-double bus_bandwidth_factor(Collective collective, Rank ranks) {
-  const double p = ranks;
-  switch (collective) {
-    case Collective::allreduce: return p > 1 ? 2.0 * (p - 1) / p : 0.0;
-    case Collective::reduce_scatter:
-    case Collective::allgather: return p > 1 ? (p - 1) / p : 0.0;
-    case Collective::broadcast:
-    case Collective::reduce: return 1.0;
-  }
-  return 1.0;
-}
+double bus_bandwidth_factor(Collective collective, Rank ranks) { return spec_of(collective).bus_factor(ranks); }
 
 bool ScheduleInfo::holds_input(Rank rank, ByteRange range) const {
   if (range.offset >= bytes || is_reducer(rank)) return false;
-  switch (collective) {
-    case Collective::allgather: {
+  switch (spec_of(collective).input) {
+    case Input::own_part: {
       const ByteRange block = part_of(data(), ranks, rank);
       return range.offset >= block.offset && range.end() <= block.end();
     }
-    case Collective::broadcast: return rank == root;
-    default: return true;
+    case Input::root_only: return rank == root;
+    case Input::whole: return true;
   }
+  return true;
 }
 
 std::uint32_t Schedule::step_count() const {

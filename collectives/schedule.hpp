@@ -49,12 +49,14 @@ using TransferId = std::uint32_t;
 using ChunkId = std::uint32_t;
 inline constexpr TransferId kNoTransfer = 0xFFFFFFFFu;
 
-enum class Collective : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce };
+// What each one means (names, buffers, postcondition, nccl-tests program): collective_spec.hpp.
+enum class Collective : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall };
 enum class Op : std::uint8_t { copy, reduce };
 
 std::string_view to_string(Collective collective);
 std::string_view to_string(Op op);
 Collective parse_collective(std::string_view name);  // throws Error naming the valid ones
+std::string collective_names();  // "allreduce, reduce-scatter, ... or alltoall", for messages
 Op parse_op(std::string_view name);
 const std::vector<Collective>& all_collectives();
 

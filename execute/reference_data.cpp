@@ -7,27 +7,36 @@
 #include <fmt/format.h>
 
 #include "base/units.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim {
 namespace {
 
-// The sum over all ranks of input_value(r, i) depends on i mod 13 only.
-std::array<float, 13> sums_by_residue(Rank ranks) {
-  std::array<float, 13> sums{};
-  for (std::uint64_t residue = 0; residue < 13; ++residue)
-    for (Rank r = 0; r < ranks; ++r) sums[residue] += input_value(r, residue);
-  return sums;
-}
+// The sum over all ranks of input_value(r, i): P position_part(i) plus the ranks' owner parts,
+// which depend on i mod kOwnerPeriod only.
+class ReferenceSum {
+ public:
+  explicit ReferenceSum(Rank ranks) : ranks_(ranks) {
+    for (std::uint64_t residue = 0; residue < kOwnerPeriod; ++residue)
+      for (Rank r = 0; r < ranks; ++r) owners_[residue] += owner_part(r, residue);
+  }
+  float at(std::uint64_t element) const {
+    return static_cast<float>(ranks_ * position_part(element) + owners_[element % kOwnerPeriod]);
+  }
 
-std::optional<Mismatch> compare_sum(std::span<const float> buffer, ByteRange range, const std::array<float, 13>& sums) {
-  for (std::uint64_t i = range.offset; i < range.end(); ++i)
-    if (buffer[i] != sums[i % 13]) return Mismatch{i, buffer[i], sums[i % 13]};
-  return std::nullopt;
-}
+ private:
+  std::uint64_t ranks_;
+  std::array<std::uint64_t, kOwnerPeriod> owners_{};
+};
 
-std::optional<Mismatch> compare_input(std::span<const float> buffer, ByteRange range, Rank owner) {
-  for (std::uint64_t i = range.offset; i < range.end(); ++i)
-    if (buffer[i] != input_value(owner, i)) return Mismatch{i, buffer[i], input_value(owner, i)};
+// One part of the postcondition (collective_spec.hpp): element i of `part.range` holds the
+// source's input (or the sum of all ranks') at part.source_offset + (i - part.range.offset).
+std::optional<Mismatch> compare(std::span<const float> buffer, const ExpectedOutput& part, const ReferenceSum& sum) {
+  for (std::uint64_t k = 0; k < part.range.bytes; ++k) {
+    const std::uint64_t i = part.range.offset + k, from = part.source_offset + k;
+    const float expected = part.source == kEveryRank ? sum.at(from) : input_value(part.source, from);
+    if (buffer[i] != expected) return Mismatch{i, buffer[i], expected};
+  }
   return std::nullopt;
 }
 
@@ -36,25 +45,18 @@ std::optional<Mismatch> compare_input(std::span<const float> buffer, ByteRange r
 void fill_inputs(const ScheduleInfo& info, Rank rank, std::span<float> buffer) {
   std::ranges::fill(buffer, kEmptyElement);
   ByteRange held{0, 0};
-  if (info.collective == Collective::allgather) held = part_of(info.data(), info.ranks, rank);
-  else if (info.bytes > 0 && info.holds_input(rank, {0, 1})) held = info.data();
+  switch (spec_of(info.collective).input) {
+    case Input::whole: held = info.data(); break;
+    case Input::own_part: held = part_of(info.data(), info.ranks, rank); break;
+    case Input::root_only: held = rank == info.root ? info.data() : ByteRange{0, 0}; break;
+  }
   for (std::uint64_t i = held.offset; i < held.end(); ++i) buffer[i] = input_value(rank, i);
 }
 
 std::optional<Mismatch> find_mismatch(const ScheduleInfo& info, Rank rank, std::span<const float> buffer) {
-  const ByteRange data = info.data();
-  switch (info.collective) {
-    case Collective::allreduce: return compare_sum(buffer, data, sums_by_residue(info.ranks));
-    case Collective::reduce:
-      return rank == info.root ? compare_sum(buffer, data, sums_by_residue(info.ranks)) : std::nullopt;
-    case Collective::reduce_scatter:
-      return compare_sum(buffer, part_of(data, info.ranks, rank), sums_by_residue(info.ranks));
-    case Collective::allgather:
-      for (Rank owner = 0; owner < info.ranks; ++owner)
-        if (auto m = compare_input(buffer, part_of(data, info.ranks, owner), owner)) return m;
-      return std::nullopt;
-    case Collective::broadcast: return compare_input(buffer, data, info.root);
-  }
+  const ReferenceSum sum(info.ranks);
+  for (const ExpectedOutput& part : expected_output(info, rank))
+    if (auto m = compare(buffer, part, sum)) return m;
   return std::nullopt;
 }
 

@@ -1,7 +1,10 @@
 // execute/reference_data.hpp — the inputs every executor starts from and the independent
-// reference its result is checked against. Values are small integers stored as float
-// (rank r, element i holds (7 r + i) mod 13), so every sum of up to 2^20 ranks is exact and
-// any lost, doubled or misplaced contribution shows as a wrong number.
+// reference its result is checked against. Values are small integers stored as float: rank r,
+// element i holds position(i) + owner(r, i), each a hash in 0..7, so every sum of up to 2^20
+// ranks (at most 14 x 2^20 < 2^24) is exact. position(i) has no period, so a chunk moved to
+// any other offset shows as wrong numbers; owner(r, i) depends on i mod 64 only, so a
+// reduced element's reference is P position(i) plus one of 64 per-residue sums (O(P) to
+// prepare, O(1) an element), and two ranks' blocks confused differ on about 7 elements in 8.
 // Executed schedules are generated with one schedule "byte" per float element (so chunks
 // never split a float); reported sizes are 4 x elements bytes.
 #pragma once
@@ -18,8 +21,22 @@ namespace collsim {
 inline constexpr float kEmptyElement = -1.0f;  // what a rank holds where it has no input
 inline constexpr std::uint64_t kElementBytes = sizeof(float);
 
+// The period of owner(r, i) in i (see above).
+inline constexpr std::uint64_t kOwnerPeriod = 64;
+
+inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+inline std::uint64_t position_part(std::uint64_t element) { return mix64(element) & 7; }
+inline std::uint64_t owner_part(Rank rank, std::uint64_t element) {
+  return mix64((std::uint64_t(rank) << 32) + (element % kOwnerPeriod) + 0x5eed) & 7;
+}
+
 inline float input_value(Rank rank, std::uint64_t element) {
-  return static_cast<float>((std::uint64_t(rank) * 7 + element) % 13);
+  return static_cast<float>(position_part(element) + owner_part(rank, element));
 }
 
 // Writes rank's starting buffer (data then scratch, `info` in elements): its input where

@@ -11,6 +11,7 @@
 #include "base/units.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
+#include "collectives/collective_spec.hpp"
 #include "collectives/transfer_stream.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
@@ -389,7 +390,9 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
 // NCCL's ring algorithm is collsim's ring for allreduce, reduce-scatter and allgather, and its
 // chain for broadcast and reduce (NCCL pipelines those along the ring from the root).
 std::vector<std::string_view> nccl_candidates(Collective collective) {
-  const bool rooted = collective == Collective::broadcast || collective == Collective::reduce;
+  // NCCL's all-to-all is a group of sends and receives to every peer at once (linear).
+  if (collective == Collective::alltoall) return {"linear"};
+  const bool rooted = spec_of(collective).rooted;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
   if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree", "collnet"});
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
@@ -442,7 +445,9 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
   check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol()));
   const std::vector<std::string> names = expand_algorithms(r);
-  if (names.empty()) throw Error(fmt::format("no algorithm implements {} on {} ranks", to_string(r.collective), r.ranks));
+  if (names.empty())
+    throw Error(fmt::format("no algorithm can run {} on {} ranks here (each left out above says why); give fewer --ranks",
+                            to_string(r.collective), r.ranks));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
 
   std::vector<PredictionRecord> records;

@@ -14,21 +14,10 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim {
 namespace {
-
-struct ProgramName {
-  Collective collective;
-  std::string_view program;
-};
-constexpr std::array kPrograms{ProgramName{Collective::allreduce, "all_reduce_perf"},
-                               ProgramName{Collective::allgather, "all_gather_perf"},
-                               ProgramName{Collective::reduce_scatter, "reduce_scatter_perf"},
-                               ProgramName{Collective::broadcast, "broadcast_perf"},
-                               ProgramName{Collective::reduce, "reduce_perf"}};
-constexpr std::string_view kProgramList =
-    "all_reduce_perf, all_gather_perf, reduce_scatter_perf, broadcast_perf or reduce_perf";
 
 // nccl-tests' type names (src/common.cu test_typenames, NCCL 1 names too) and their bytes.
 struct TypeSize {
@@ -153,7 +142,7 @@ NcclTestsRow data_row(const std::vector<std::string>& t, const Layout& layout, s
 
 // Which collective a data line is, from its columns: allgather and reduce-scatter print the
 // whole buffer as size and one rank's elements as count; broadcast and reduce have a root;
-// allgather and broadcast no reduction.
+// allgather, broadcast and alltoall no reduction (alltoall: no root, redop none).
 std::optional<Collective> collective_of(const NcclTestsRow& row, Rank ranks) {
   const bool per_rank = ranks > 1 && row.count * nccl_tests_type_bytes(row.type) * ranks == row.size_bytes;
   const bool whole = row.count * nccl_tests_type_bytes(row.type) == row.size_bytes;
@@ -164,12 +153,12 @@ std::optional<Collective> collective_of(const NcclTestsRow& row, Rank ranks) {
   }
   if (!whole) return std::nullopt;
   if (row.root >= 0) return row.redop.empty() ? std::nullopt : std::optional(reduces ? Collective::reduce : Collective::broadcast);
-  return Collective::allreduce;
+  return row.redop == "none" ? Collective::alltoall : Collective::allreduce;
 }
 
 // Whether a row's size and count agree with the collective on `ranks` ranks.
 bool size_fits(const NcclTestsRow& row, Collective c, Rank ranks) {
-  const std::uint64_t per_rank = c == Collective::allgather || c == Collective::reduce_scatter ? ranks : 1;
+  const std::uint64_t per_rank = spec_of(c).count_is_one_part ? ranks : 1;
   return row.count * nccl_tests_type_bytes(row.type) * per_rank == row.size_bytes;
 }
 
@@ -180,9 +169,13 @@ const std::regex& rank_line() {
 
 // The collective named by a "# Collective test starting: ./build/all_reduce_perf" line.
 Collective program_collective(const std::string& program, std::size_t line, const LogReader& r) {
-  for (const ProgramName& p : kPrograms)
-    if (p.program == program) return p.collective;
-  r.fail(line, fmt::format("'{}' is not a collective collsim models (nccl-tests' {})", program, kProgramList));
+  for (const CollectiveSpec& spec : collective_table())
+    if (spec.nccl_tests_program == program) return spec.collective;
+  std::string programs;
+  for (const CollectiveSpec& spec : collective_table())
+    programs += fmt::format("{}{}", programs.empty() ? "" : &spec == &collective_table().back() ? " or " : ", ",
+                            spec.nccl_tests_program);
+  r.fail(line, fmt::format("'{}' is not a collective collsim models (nccl-tests' {})", program, programs));
 }
 
 // The header lines that say something: program, versions, GPU lines, summary.
@@ -238,7 +231,7 @@ void check_ranks_and_rows(NcclTestsLog& log, const Layout& layout, std::size_t l
     if (!size_fits(row, log.collective, log.rank_count()))
       r.fail(row.line, fmt::format("size {} is not count {} x {} bytes{} for {} on {} ranks", row.size_bytes, row.count,
                                    nccl_tests_type_bytes(row.type),
-                                   log.collective == Collective::allgather || log.collective == Collective::reduce_scatter
+                                   spec_of(log.collective).count_is_one_part
                                        ? fmt::format(" x {} ranks", log.rank_count())
                                        : "",
                                    to_string(log.collective), log.rank_count()));
@@ -253,9 +246,7 @@ std::size_t NcclTestsLog::host_count() const {
 }
 
 std::string_view nccl_tests_program(Collective collective) {
-  for (const ProgramName& p : kPrograms)
-    if (p.collective == collective) return p.program;
-  return "";
+  return spec_of(collective).nccl_tests_program;
 }
 
 std::uint32_t nccl_tests_type_bytes(std::string_view type) {
@@ -305,7 +296,8 @@ NcclTestsLog load_nccl_tests_log(const std::filesystem::path& path) {
 }
 
 NcclTestsRow nccl_tests_row(Collective collective, Rank ranks, std::uint64_t bytes, double seconds) {
-  const bool split = collective == Collective::allgather || collective == Collective::reduce_scatter;
+  const CollectiveSpec& spec = spec_of(collective);
+  const bool split = spec.count_is_one_part || spec.whole_blocks;
   const std::uint64_t unit = 4 * (split ? std::uint64_t(ranks) : 1);
   if (bytes % unit != 0)
     throw Error(fmt::format("the nccl-tests layout counts float elements{}: {} bytes is not a multiple of {} (give --bytes "
@@ -313,11 +305,10 @@ NcclTestsRow nccl_tests_row(Collective collective, Rank ranks, std::uint64_t byt
                             split ? fmt::format(" per rank ({} ranks)", ranks) : "", bytes, unit, unit));
   NcclTestsRow row;
   row.size_bytes = bytes;
-  row.count = bytes / unit;
+  row.count = spec.count_is_one_part ? bytes / unit : bytes / 4;
   row.type = "float";
-  const bool reduces = collective != Collective::allgather && collective != Collective::broadcast;
-  row.redop = reduces ? "sum" : "none";
-  row.root = collective == Collective::broadcast || collective == Collective::reduce ? 0 : -1;
+  row.redop = spec.reduces ? "sum" : "none";
+  row.root = spec.rooted ? 0 : -1;
   NcclTestsTiming t;
   t.time_us = seconds * 1e6;
   t.algbw_GBps = seconds > 0 ? double(bytes) / seconds / 1e9 : 0;

@@ -25,6 +25,9 @@ AlgorithmEntry hierarchical_ring_entry();
 AlgorithmEntry nvls_entry();
 AlgorithmEntry nvls_tree_entry();
 AlgorithmEntry collnet_entry();
+AlgorithmEntry linear_entry();
+AlgorithmEntry pairwise_entry();
+AlgorithmEntry bruck_entry();
 
 // The ScheduleInfo every generator starts from.
 ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm);

@@ -2,7 +2,7 @@
 # tests/cli/nccl_tests.sh COLLSIM CONFIGS — nccl-tests logs through the command line. The
 # "measured" logs are collsim's own predictions (predict --format nccl-tests), never invented
 # numbers: validate --measured must find them equal to the predictions they came from, for
-# every collective; calibrate --measured must recover a link efficiency changed in the config
+# every collective (alltoall included); calibrate --measured must recover a link efficiency changed in the config
 # that wrote the log (one node: NVLink; two nodes: InfiniBand); and malformed logs, made here
 # by hand or by cutting a written one, must end with exit 2 and one line naming the line.
 set -u
@@ -34,7 +34,7 @@ bad=$(awk -F, 'NR > 1 && ($6 > 0.01 || $6 < -0.01)' "$tmp/report/results.csv")
 [ -z "$bad" ] || fail "round-trip errors above 0.01%: $bad"
 [ "$(grep -c '^ring,8,' "$tmp/report/results.csv")" = 5 ] || fail "results.csv: expected 5 ring rows on 8 ranks"
 
-for collective in allreduce allgather reduce-scatter broadcast reduce; do
+for collective in allreduce allgather reduce-scatter broadcast reduce alltoall; do
   "$collsim" predict --preset dgx-h100 --collective "$collective" --algo nccl --bytes 1K,1M,64M --format nccl-tests \
     > "$tmp/$collective.log" || fail "predict --collective $collective --format nccl-tests"
   "$collsim" validate --measured "$tmp/$collective.log" --preset dgx-h100 -o "$tmp/$collective" > /dev/null ||
@@ -107,8 +107,8 @@ sed "${data}s/N\/A\$/N\/A  0/" "$tmp/allreduce.log" > "$tmp/extra.log"
 expect_error "extra.log:$data: 14 columns" "$tmp/extra.log"
 awk -v n="$data" 'NR == n {$6 = "fast"} {print}' "$tmp/allreduce.log" > "$tmp/word.log"
 expect_error "word.log:$data: time 'fast' is not a number" "$tmp/word.log"
-sed 's/all_reduce_perf/alltoall_perf/' "$tmp/allreduce.log" > "$tmp/alltoall.log"
-expect_error "alltoall.log:1: 'alltoall_perf' is not a collective collsim models" "$tmp/alltoall.log"
+sed 's/all_reduce_perf/sendrecv_perf/' "$tmp/allreduce.log" > "$tmp/sendrecv.log"
+expect_error "sendrecv.log:1: 'sendrecv_perf' is not a collective collsim models" "$tmp/sendrecv.log"
 grep -v '^ *[0-9]' "$tmp/allreduce.log" > "$tmp/nodata.log"
 expect_error "no data lines after the column titles" "$tmp/nodata.log"
 awk -v n="$data" 'NR == n {$1 = $1 + 2} {print}' "$tmp/allreduce.log" > "$tmp/odd.log"

@@ -445,9 +445,12 @@ TEST_CASE("the algorithm table lists each algorithm once with a summary and at l
   const auto for_allgather = algorithms_for(Collective::allgather);
   CHECK(std::find(for_allgather.begin(), for_allgather.end(), "ring") != for_allgather.end());
   CHECK(std::find(for_allgather.begin(), for_allgather.end(), "two-tree") == for_allgather.end());
-  // Every algorithm but chain (broadcast and reduce only) implements allreduce.
+  // Every algorithm but chain (broadcast and reduce only) and the all-to-all ones implements
+  // allreduce; those implement nothing else.
   const auto for_allreduce = algorithms_for(Collective::allreduce);
-  CHECK(for_allreduce.size() == algorithm_table().size() - 1);
+  const auto for_alltoall = algorithms_for(Collective::alltoall);
+  CHECK(for_alltoall == std::vector<std::string_view>{"linear", "pairwise", "bruck"});
+  CHECK(for_allreduce.size() == algorithm_table().size() - 1 - for_alltoall.size());
   CHECK(std::find(for_allreduce.begin(), for_allreduce.end(), "chain") == for_allreduce.end());
 }
 
@@ -514,7 +517,8 @@ TEST_CASE("generate_schedule refuses segments for an algorithm that is not pipel
 TEST_CASE("parse_collective names the valid collectives when it refuses one", "[algorithms][errors]") {
   CHECK(parse_collective("reduce-scatter") == Collective::reduce_scatter);
   for (Collective c : all_collectives()) CHECK(parse_collective(to_string(c)) == c);
-  CHECK_THROWS_WITH(parse_collective("alltoall"), Catch::Contains("'alltoall'") && Catch::Contains("allgather"));
+  CHECK_THROWS_WITH(parse_collective("alltoallv"), Catch::Contains("'alltoallv'") && Catch::Contains("allgather") &&
+                                                     Catch::Contains("or alltoall"));
 }
 
 TEST_CASE("bus bandwidth factors follow nccl-tests", "[algorithms]") {
@@ -523,6 +527,7 @@ TEST_CASE("bus bandwidth factors follow nccl-tests", "[algorithms]") {
   CHECK(bus_bandwidth_factor(Collective::allgather, 8) == Approx(0.875));
   CHECK(bus_bandwidth_factor(Collective::broadcast, 8) == Approx(1.0));
   CHECK(bus_bandwidth_factor(Collective::reduce, 8) == Approx(1.0));
+  CHECK(bus_bandwidth_factor(Collective::alltoall, 8) == Approx(0.875));  // nccl-tests AlltoAllGetBw
 }
 
 // The size guard weighs a request before generating it: its bounds must hold for every

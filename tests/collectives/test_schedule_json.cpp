@@ -303,8 +303,8 @@ TEST_CASE("schedule JSON with an unknown op or collective is refused", "[json]")
   document["transfers"][0]["op"] = "sum";
   require_refused(document, "'sum'");
   document = schedule_to_json(ring4());
-  document["collective"] = "alltoall";
-  require_refused(document, "'alltoall'");
+  document["collective"] = "alltoallv";
+  require_refused(document, "'alltoallv'");
 }
 
 TEST_CASE("schedule JSON whose root is not a rank is refused", "[json]") {

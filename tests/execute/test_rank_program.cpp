@@ -115,6 +115,29 @@ TEST_CASE("inputs are small integers so sums are exact, and empty places are mar
   fill_inputs(info, 1, buffer);
   CHECK(buffer[0] == kEmptyElement);
   CHECK(buffer[2] == input_value(1, 2));
-  CHECK(input_value(1, 2) == 9.0f);
   CHECK(buffer[4] == kEmptyElement);
+  for (Rank r = 0; r < 64; ++r)
+    for (std::uint64_t i = 0; i < 256; ++i) {
+      const float v = input_value(r, i);
+      CHECK((v >= 0.0f && v <= 14.0f && v == float(int(v))));
+    }
+}
+
+// A chunk placed any distance off, or taken from another rank, must show as wrong numbers:
+// the inputs have no short period (the earlier (7r + i) mod 13 repeated every 13 elements).
+TEST_CASE("inputs have no short period in position, nor a rank they share a block with") {
+  constexpr std::uint64_t kBlock = 256;
+  for (std::uint64_t shift = 1; shift <= 1024; ++shift) {
+    std::uint64_t same = 0;
+    for (std::uint64_t i = 0; i < kBlock; ++i) same += input_value(3, i) == input_value(3, i + shift);
+    INFO("shift " << shift);
+    CHECK(same < kBlock / 2);
+  }
+  for (Rank other = 0; other < 64; ++other) {
+    if (other == 5) continue;
+    std::uint64_t same = 0;
+    for (std::uint64_t i = 0; i < kBlock; ++i) same += input_value(5, i) == input_value(other, i);
+    INFO("rank " << other);
+    CHECK(same < kBlock / 2);
+  }
 }

@@ -66,6 +66,26 @@ TEST_CASE("closed forms hold for the other collectives of ring, naive and binomi
     }
 }
 
+TEST_CASE("analytic time equals the closed forms of linear, pairwise and bruck alltoall", "[closed-form][alltoall]") {
+  for (const CostModel& cost : kModels)
+    for (const char* algo : {"linear", "pairwise", "bruck"})
+      for (Rank p = 1; p <= 40; ++p)
+        for (std::uint64_t n : {std::uint64_t(p) * 4096, std::uint64_t(p) * 7 + 3}) {
+          INFO(algo << " P=" << p << " N=" << n);
+          const double engine = analytic_time(algo, Collective::alltoall, p, n, cost);
+          const auto formula = closed_form_time(algo, Collective::alltoall, p, n, cost);
+          REQUIRE(formula.has_value());
+          REQUIRE(engine == Approx(*formula).epsilon(1e-9).margin(1e-15));
+        }
+}
+
+TEST_CASE("bruck beats pairwise at small blocks and loses at large ones", "[closed-form][alltoall]") {
+  const CostModel cost = CostModel::uniform(5e-6, 1.0 / 12.5e9, 0);
+  const auto time = [&](const char* algo, std::uint64_t n) { return *closed_form_time(algo, Collective::alltoall, 64, n, cost); };
+  CHECK(time("bruck", 64 * 64) < time("pairwise", 64 * 64) / 5);  // 6 start-ups against 63
+  CHECK(time("bruck", 64u << 20) > time("pairwise", 64u << 20) * 2);  // 3x the bytes
+}
+
 // Cost models that put the pipelined ring in each of its regimes: ports busier than the
 // reduction unit (g < b), reduction-bound (g > b, and g a little above b, where the ports
 // still win for S > 2), equal, alpha-heavy, and no reduction at all.

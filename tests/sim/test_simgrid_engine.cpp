@@ -199,9 +199,9 @@ TEST_CASE("SimGrid equals the flow engine at 128 ranks on a tapered fat-tree and
     cross_check(f, Collective::allreduce, {128}, {1000003, 48 << 20}, {"ring", "two-tree", "rabenseifner", "naive"});
 }
 
-TEST_CASE("SimGrid equals the flow engine for reduce-scatter, allgather, broadcast and reduce") {
-  for (Collective collective :
-       {Collective::reduce_scatter, Collective::allgather, Collective::broadcast, Collective::reduce})
+TEST_CASE("SimGrid equals the flow engine for reduce-scatter, allgather, broadcast, reduce and alltoall") {
+  for (Collective collective : {Collective::reduce_scatter, Collective::allgather, Collective::broadcast,
+                                Collective::reduce, Collective::alltoall})
     for (const char* name : {"2:1 fat-tree", "dragonfly, 4 routers per group"})
       cross_check(fabric(name), collective, {5, 16}, {1000003, 1 << 20});
 }

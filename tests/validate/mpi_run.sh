@@ -4,7 +4,7 @@
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive; with more ranks than
 # cores, a warning that says so (and none otherwise). At P = 4 also
-# hierarchical-ring (2 ranks per node) and ring, tree, two-tree in 2 channels; at P = 3 the other collectives.
+# hierarchical-ring (2 ranks per node) and ring, tree, two-tree in 2 channels; at P = 3 the other collectives, alltoall included.
 set -u
 collsim=$1
 ranks=$2
@@ -60,7 +60,7 @@ if [ "$ranks" -eq 4 ]; then
     --bytes 4K,1028 --no-reference
 fi
 if [ "$ranks" -eq 3 ]; then
-  for c in reduce-scatter allgather broadcast reduce; do
+  for c in reduce-scatter allgather broadcast reduce alltoall; do
     check_run $(( $(algorithms_of "$c") * 2 )) "$c" --collective "$c" --bytes 4K,1028
   done
 fi

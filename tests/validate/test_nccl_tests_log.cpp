@@ -103,6 +103,18 @@ TEST_CASE("allgather and reduce-scatter print the whole buffer as size and one r
   CHECK_THROWS_WITH(nccl_tests_row(Collective::allreduce, 8, 1002, 1e-3), Catch::Contains("multiple of 4"));
 }
 
+TEST_CASE("alltoall prints as alltoall_perf: whole size and count, no redop or root, busbw (P-1)/P") {
+  const NcclTestsRow a2a = nccl_tests_row(Collective::alltoall, 8, 1 << 20, 1e-3);
+  CHECK(nccl_tests_program(Collective::alltoall) == "alltoall_perf");
+  CHECK(a2a.size_bytes == 1u << 20);
+  CHECK(a2a.count == (1u << 20) / 4);
+  CHECK(a2a.redop == "none");
+  CHECK(a2a.root == -1);
+  CHECK(a2a.in_place.busbw_GBps == Approx(a2a.in_place.algbw_GBps * 7 / 8));
+  // nccl-tests rounds its count down to a multiple of P: sizes are whole blocks of floats.
+  CHECK_THROWS_WITH(nccl_tests_row(Collective::alltoall, 8, 1000, 1e-3), Catch::Contains("multiple of 32"));
+}
+
 TEST_CASE("numbers are printed in nccl-tests' fixed widths") {
   CHECK(nccl_tests_number(12.0, 7) == "  12.00");
   CHECK(nccl_tests_number(9999.5, 7) == "9999.50");
@@ -195,8 +207,8 @@ TEST_CASE("malformed logs fail with the file and line number") {
                                    "        4098          1024     float     sum      -1    12.06    0.34    0.59    N/A    "
                                    "12.06    0.34    0.59    N/A")),
              Catch::StartsWith(at + "size 4098 is not a whole number of float elements"));
-  CHECK_THAT(error_of(replace_line(good, "# Collective test starting", "# Collective test starting: alltoall_perf")),
-             Catch::StartsWith("t.log:1: 'alltoall_perf' is not a collective collsim models"));
+  CHECK_THAT(error_of(replace_line(good, "# Collective test starting", "# Collective test starting: sendrecv_perf")),
+             Catch::StartsWith("t.log:1: 'sendrecv_perf' is not a collective collsim models"));
   // Cut right after the column titles: no sizes.
   const std::string cut = good.substr(0, good.find("\n        4096") + 1);
   CHECK_THAT(error_of(cut), Catch::Contains("no data lines after the column titles"));

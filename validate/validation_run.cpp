@@ -148,26 +148,25 @@ Calibration calibrate(const ValidationPlan& plan, const ValidationProgress& prog
 void write_report(const std::filesystem::path& dir, const ValidationPlan& plan, const Calibration& c,
                   const std::string& name, const MachineInfo& machine, const std::vector<ValidationRow>& rows,
                   const std::vector<MeasuredSpread>& spreads) {
-  write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_ranks(plan)).yaml, "report file");
-  write_text_file(dir / "results.csv", results_csv(rows), "report file");
-  write_text_file(dir / "results.md", results_markdown(rows, preamble(plan, c, name), machine.cores), "report file");
-  write_text_file(dir / "plot.svg",
-                  plot_svg(rows, fmt::format("{}: predicted vs measured", name), "predicted (flow engine, calibrated config)",
-                           "measured median", spreads),
-                  "report file");
-  write_text_file(dir / "machine.md", machine_markdown(machine), "report file");
+  write_report_folder(
+      dir, {{"calibrated.yaml", checked_calibration_yaml(c, name, calibration_ranks(plan)).yaml},
+            {"results.csv", results_csv(rows)},
+            {"results.md", results_markdown(rows, preamble(plan, c, name), machine.cores)},
+            {"plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name),
+                                  "predicted (flow engine, calibrated config)", "measured median", spreads)},
+            {"machine.md", machine_markdown(machine)}});
 }
 
 }  // namespace
 
 std::filesystem::path report_folder(const std::filesystem::path& out, const std::string& name) {
   const std::filesystem::path dir = out.empty() ? std::filesystem::path("validate/results") / name : out;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw Error(fmt::format("cannot create report folder '{}': {}", dir.string(),
-                            ec ? ec.message() : "a file of that name is in the way"));
+  check_report_folder(dir, kReportFiles, "report folder");
   return dir;
+}
+
+void write_report_folder(const std::filesystem::path& folder, const std::vector<FolderFile>& files) {
+  replace_folder(folder, files, kReportFiles, "report folder");
 }
 
 ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationProgress& progress) {

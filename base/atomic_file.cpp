@@ -161,6 +161,11 @@ void AtomicFile::commit() {
   sync_folder(folder_of(target_));
 }
 
+void check_writable(const fs::path& target, std::string_view what) {
+  if (written_in_place(target)) return;  // a device: opening it early could block (a FIFO)
+  const AtomicFile probe(target, what);  // dropped: the temporary file goes, the target stays
+}
+
 // ---- report folders -----------------------------------------------------------------------
 
 void check_report_folder(const fs::path& folder, const std::vector<std::string>& names, std::string_view what) {

@@ -45,6 +45,11 @@ class AtomicFile {
   std::unique_ptr<RemoveOnInterrupt> cleanup_;
 };
 
+// Shows early that `target` can be written (its folder exists and takes a new file), by
+// creating and removing the temporary file; throws the Error AtomicFile would. For outputs
+// written after long work (calibrate -o), so a typo fails before the work, not after.
+void check_writable(const std::filesystem::path& target, std::string_view what);
+
 struct FolderFile {
   std::string name;  // a plain file name inside the folder
   std::string text;

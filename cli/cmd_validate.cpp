@@ -150,7 +150,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--max-bytes", o.max_bytes, "Largest calibration message")->capture_default_str();
   cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
-  cmd->add_option("-o,--out", o.out, "Report folder (default: validate/results/<platform>)");
+  cmd->add_option("-o,--out", o.out, "Report folder, replaced as a whole (default: validate/results/<platform>)");
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);
   cmd->callback([options, cmd] {

@@ -133,8 +133,12 @@ std::vector<ProbedMeasurement> execute_with_probes(const ValidationPlan& plan, c
   });
 }
 
+CalibrationJob calibration_job(const ValidationPlan& plan) {
+  return {plan.backend, calibration_ranks(plan), parse_size(plan.max_bytes), 0.05};
+}
+
 Calibration calibrate(const ValidationPlan& plan, const ValidationProgress& progress, std::size_t stages) {
-  const CalibrationJob job{plan.backend, calibration_ranks(plan), parse_size(plan.max_bytes), 0.05};
+  const CalibrationJob job = calibration_job(plan);
   note(progress, fmt::format("collsim validate: calibrating on {} ranks", job.ranks));
   tell(progress, fmt::format("calibrating on {} ranks", job.ranks), 0, stages);
   Calibration c = fit_calibration(measure_calibration(job, plan.launch));
@@ -174,6 +178,7 @@ ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationPro
   if (plan.ranks.empty()) throw Error("--ranks: give at least one rank count");
   const std::vector<ExecutionJob> jobs = planned_jobs(plan);
   if (!plan.out.empty()) report_folder(plan.out, "");  // an unwritable -o fails now, not after the runs
+  check_calibration_job(calibration_job(plan));  // --max-bytes 4K fails now, not after MPI starts
   // Stages: the calibration, then per rank count its prediction and its execution.
   const std::size_t stages = 1 + 2 * jobs.size();
   const Calibration c = calibrate(plan, progress, stages);

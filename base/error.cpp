@@ -41,4 +41,14 @@ std::string one_line(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
+void check_name(std::string_view name, std::string_view what) {
+  if (name.find_first_not_of(" \t") == std::string_view::npos)
+    throw Error(fmt::format("{} is empty: give it a name", what));
+  for (const unsigned char c : name)
+    if (c < 0x20 || c == 0x7f)
+      throw Error(fmt::format("{} '{}' holds control byte 0x{:02x}: names are printed in tables and files, use printable "
+                              "characters",
+                              what, one_line(name, 60), c));
+}
+
 }  // namespace collsim

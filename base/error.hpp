@@ -19,4 +19,10 @@ class Error : public std::runtime_error {
 // anything past `max_chars` is cut with "...".
 std::string one_line(std::string_view text, std::size_t max_chars = 400);
 
+// A name read from a file (a cluster's, an algorithm's, a phase's, a link class's): refused
+// (Error "<what> is empty" or "<what> '...' holds control byte 0xNN") when empty or holding
+// control bytes, since names are printed raw in tables, CSV, JSON, SVG and traces, where a
+// newline or an escape would forge lines or drive the terminal.
+void check_name(std::string_view name, std::string_view what);
+
 }  // namespace collsim

@@ -63,8 +63,10 @@ std::uint64_t parse_size(std::string_view text) {
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value)) throw bad("not a number");
   if (value < 0) throw bad("sizes cannot be negative");
-  const double bytes = std::round(value * double(multiplier));
+  const double bytes = value * double(multiplier);
   if (bytes >= 9.2e18) throw bad("too large (at most 2^63 - 1 bytes)");
+  if (bytes != std::floor(bytes))  // never rounded: 0.4 would become 0 bytes, 2.5 become 3
+    throw Error(fmt::format("invalid size '{}': {:.10g} bytes is not a whole number of bytes", text, bytes));
   return static_cast<std::uint64_t>(bytes);
 }
 

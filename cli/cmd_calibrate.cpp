@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/atomic_file.hpp"
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "base/units.hpp"
@@ -48,9 +49,11 @@ void run_measured(const CalibrateOptions& o, const CLI::App& cmd) {
     throw Error("--measured needs the cluster to fit: --config FILE or --preset NAME (one of them)");
   if (o.algo.find(',') != std::string::npos || o.algo == "all")
     throw Error("--algo: with --measured give one algorithm, 'nccl' or 'auto' (one predicted time per size is fitted)");
+  if (!o.output.empty()) check_writable(o.output, "fitted config");
   const NcclTestsLog log = load_nccl_tests_log(o.measured);
   MeasuredFitRequest request;
-  request.cluster_yaml = o.cluster.preset.empty() ? read_text_file(o.cluster.config, "cluster config") : preset_yaml(o.cluster.preset);
+  request.cluster_yaml = o.cluster.preset.empty() ? read_text_file(o.cluster.config, "cluster config", kMaxConfigBytes)
+                                                  : preset_yaml(o.cluster.preset);
   request.cluster_origin = o.cluster.preset.empty() ? o.cluster.config : "preset " + o.cluster.preset;
   request.log_name = o.measured;
   request.algorithm = o.algo;
@@ -83,6 +86,7 @@ void run(CalibrateOptions o, const CLI::App& cmd) {
   if (!o.cluster.config.empty() || !o.cluster.preset.empty())
     throw Error("--config and --preset go with --measured; --backend calibrates the machine it runs on");
   o.job.max_bytes = parse_size(o.max_bytes);
+  if (!o.output.empty()) check_writable(o.output, "calibrated config");  // before minutes of measuring
   const Calibration c = fit_calibration(measure_calibration(o.job, o.launch));
   const std::string name = platform_name(describe_machine(c.samples.library, c.samples.device), o.job.backend);
   const CheckedCalibration checked = checked_calibration_yaml(c, name, o.job.ranks);

@@ -113,17 +113,14 @@ void run_measured(const ValidateOptions& o, const CLI::App& cmd) {
       algo, o.measured, log.program.empty() ? std::string(to_string(log.collective)) : log.program, log.rank_count(),
       log.host_count(), log.host_count() == 1 ? "" : "s", log.nccl_version.empty() ? "" : ", " + log.nccl_version, engine,
       cluster.name, ranks, algo);
-  write_text_file(dir / "results.csv", results_csv(rows), "report file");
-  write_text_file(dir / "results.md", results_markdown(rows, preamble, 0, "measured (nccl-tests, out of place)"), "report file");
-  write_text_file(dir / "plot.svg",
-                  plot_svg(rows, fmt::format("{}: predicted vs measured", name),
-                           fmt::format("predicted ({} engine, {})", engine, cluster.name), "measured (nccl-tests log)"),
-                  "report file");
-  write_text_file(dir / "busbw.svg",
-                  busbw_plot_svg(rows, log.collective, fmt::format("{}: busbw against size", name),
-                                 fmt::format("predicted ({} engine)", engine), "measured (nccl-tests)"),
-                  "report file");
-  write_text_file(dir / "machine.md", measured_machine_markdown(log), "report file");
+  write_report_folder(
+      dir, {{"results.csv", results_csv(rows)},
+            {"results.md", results_markdown(rows, preamble, 0, "measured (nccl-tests, out of place)")},
+            {"plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name),
+                                  fmt::format("predicted ({} engine, {})", engine, cluster.name), "measured (nccl-tests log)")},
+            {"busbw.svg", busbw_plot_svg(rows, log.collective, fmt::format("{}: busbw against size", name),
+                                         fmt::format("predicted ({} engine)", engine), "measured (nccl-tests)")},
+            {"machine.md", measured_machine_markdown(log)}});
   const ValidationSummary s = summarize(rows);
   fmt::print("collsim validate: {} cases, median |error| {:.1f}%, p90 |error| {:.1f}% -> {}\n", s.rows, s.median_abs_error_pct,
              s.p90_abs_error_pct, dir.string());
@@ -153,7 +150,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--max-bytes", o.max_bytes, "Largest calibration message")->capture_default_str();
   cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
-  cmd->add_option("-o,--out", o.out, "Report folder (default: validate/results/<platform>)");
+  cmd->add_option("-o,--out", o.out, "Report folder, replaced as a whole (default: validate/results/<platform>)");
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);
   cmd->callback([options, cmd] {

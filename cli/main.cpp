@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/interrupt.hpp"
 #include "cli/commands.hpp"
 #include "cli/huge_pages.hpp"
 
@@ -96,6 +97,7 @@ bool holds_large_schedules(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (holds_large_schedules(argc, argv)) collsim::cli::restart_with_huge_pages(argv);
+  collsim::install_interrupt_handler();  // Ctrl-C: children ended, temporary files removed, exit 2
   CLI::App app{"collsim: predict, simulate, check, explain and execute collective communication algorithms.\n"
                "One schedule per algorithm feeds the closed forms, the engines, the executors and the pictures."};
   app.require_subcommand(1);

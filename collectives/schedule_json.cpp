@@ -1,9 +1,12 @@
 // collectives/schedule_json.cpp — the JSON form of the IR (docs/schedule-format.md).
 #include "collectives/schedule_json.hpp"
 
+#include <algorithm>
+#include <initializer_list>
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
@@ -52,10 +55,22 @@ const json& array_field(const json& object, const char* key, const std::string& 
   return v;
 }
 
+// A typo'd optional key ("chanels") would otherwise change the schedule silently.
+void only_keys(const json& object, std::initializer_list<std::string_view> keys, const std::string& where) {
+  for (const auto& [key, value] : object.items())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw Error(fmt::format("schedule JSON: unknown key '{}' in {} (expected: {})", one_line(key, 60), where,
+                              fmt::join(keys, ", ")));
+}
+
 ScheduleInfo info_from_json(const json& j) {
+  only_keys(j, {"format", "version", "collective", "algorithm", "ranks", "bytes", "scratch_bytes", "root", "segments",
+                "ranks_per_node", "channels", "reducers", "chunks", "phases", "transfers"},
+            "the schedule");
   ScheduleInfo info;
   info.collective = parse_collective(string_field(j, "collective", "schedule"));
   info.algorithm = string_field(j, "algorithm", "schedule");
+  check_name(info.algorithm, "schedule JSON: algorithm");
   info.ranks = u32_field(j, "ranks", "schedule");
   if (info.ranks == 0 || info.ranks > kMaxRanks)
     throw Error(fmt::format("schedule JSON: ranks must be 1..{} (got {})", kMaxRanks, info.ranks));
@@ -75,6 +90,30 @@ ScheduleInfo info_from_json(const json& j) {
   if (info.reducers > kMaxRanks)
     throw Error(fmt::format("schedule JSON: reducers must be 0..{} (got {})", kMaxRanks, info.reducers));
   return info;
+}
+
+// JSON as the YAML loader reads YAML: a key given twice in one object is refused (nlohmann
+// would keep the last silently), and so is nesting deeper than any schedule has.
+constexpr int kMaxJsonDepth = 16;
+
+json parse_strict(const std::string& text) {
+  std::vector<std::vector<std::string>> keys_at_depth;  // the keys seen so far in each open object
+  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxJsonDepth)
+      throw Error(fmt::format("nested deeper than {} levels: not a schedule collsim wrote", kMaxJsonDepth));
+    if (event == json::parse_event_t::object_start) {
+      if (keys_at_depth.size() <= std::size_t(depth)) keys_at_depth.resize(std::size_t(depth) + 1);
+      keys_at_depth[std::size_t(depth)].clear();
+    } else if (event == json::parse_event_t::key) {
+      std::vector<std::string>& seen = keys_at_depth[std::size_t(depth) - 1];
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        throw Error(fmt::format("schedule JSON: key '{}' is given twice in one object (which one is meant?)", one_line(key, 60)));
+      seen.push_back(key);
+    }
+    return true;
+  };
+  return json::parse(text, check);
 }
 
 }  // namespace
@@ -117,15 +156,21 @@ Schedule schedule_from_json(const json& j) {
   if (unsigned_field(j, "version", "schedule") != kScheduleFormatVersion)
     throw Error(fmt::format("schedule JSON: only version {} is understood", kScheduleFormatVersion));
   Schedule s(info_from_json(j));
-  for (const json& c : array_field(j, "chunks", "schedule"))
+  for (const json& c : array_field(j, "chunks", "schedule")) {
     s.add_chunk({unsigned_field(c, "offset", "chunk"), unsigned_field(c, "bytes", "chunk")});
-  for (const json& p : array_field(j, "phases", "schedule"))
+    only_keys(c, {"offset", "bytes"}, "a chunk");
+  }
+  for (const json& p : array_field(j, "phases", "schedule")) {
     s.add_phase({string_field(p, "name", "phase"), u32_field(p, "first_step", "phase"), u32_field(p, "steps", "phase")});
+    only_keys(p, {"name", "first_step", "steps"}, "a phase");
+    check_name(s.phases().back().name, "schedule JSON: a phase's name");
+  }
   const json& transfers = array_field(j, "transfers", "schedule");
   std::vector<TransferId> deps;
   for (std::size_t i = 0; i < transfers.size(); ++i) {
     const json& t = transfers[i];
     const std::string where = fmt::format("transfers[{}]", i);
+    if (t.is_object() && t.size() != 7) only_keys(t, {"src", "dst", "src_chunk", "dst_chunk", "op", "step", "deps"}, where);
     deps.clear();
     for (const json& d : array_field(t, "deps", where)) {
       if (!is_whole_number(d) || d.get<std::uint64_t>() >= kNoTransfer)
@@ -146,7 +191,9 @@ void save_schedule(const Schedule& schedule, const std::filesystem::path& path) 
 Schedule parse_schedule(const std::string& text, const std::string& origin) {
   json j;
   try {
-    j = json::parse(text);
+    j = parse_strict(text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("schedule file '{}': {}", origin, e.what()));
   } catch (const json::exception& e) {
     throw Error(fmt::format("schedule file '{}' is not valid JSON (truncated or corrupt): {}", origin, e.what()));
   }

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -16,6 +18,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "base/interrupt.hpp"
 #include "execute/backends.hpp"
 #include "execute/progress.hpp"
 
@@ -28,17 +31,30 @@ namespace {
 #define COLLSIM_MPIEXEC "mpirun"
 #endif
 
+// The folder for temporary files: TMPDIR, else /tmp, as the user would name it in a fix.
+fs::path temporary_root() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  return tmpdir && *tmpdir ? fs::path(tmpdir) : fs::path("/tmp");
+}
+
+// A private folder for the job, its answer and the ranks' progress; removed when the run
+// ends, however it ends (Ctrl-C included: base/interrupt.hpp).
 struct TempDir {
   TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "collsim-run-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw Error("cannot create a temporary folder");
+    const fs::path root = temporary_root();
+    std::string pattern = (root / "collsim-run-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw Error(fmt::format("cannot create a temporary folder in '{}' ({}): {} (set TMPDIR to a writable folder)",
+                              root.string(), std::getenv("TMPDIR") ? "TMPDIR" : "the default", system_reason()));
     path = pattern;
+    cleanup = std::make_unique<RemoveOnInterrupt>(path.string());
   }
   ~TempDir() {
     std::error_code ignored;
     fs::remove_all(path, ignored);
   }
   fs::path path;
+  std::unique_ptr<RemoveOnInterrupt> cleanup;
 };
 
 fs::path worker_binary(const BackendEntry& backend, const LaunchOptions& launch) {
@@ -55,10 +71,11 @@ std::vector<std::string> worker_command(const LaunchRequest& r, const fs::path& 
   return mpirun_command(r.ranks, program, r.launch);
 }
 
-// Child: own process group (so a deadline can end it and everything it started), output
-// to the log file.
+// Child: own process group (so a deadline or Ctrl-C can end it and everything it started),
+// ended when collsim dies, output to the log file.
 [[noreturn]] void exec_child(const std::vector<std::string>& command, const fs::path& log) {
   setpgid(0, 0);
+  die_with_parent(SIGTERM);
   std::FILE* file = std::fopen(log.c_str(), "w");
   if (file) {
     dup2(fileno(file), STDOUT_FILENO);
@@ -197,18 +214,23 @@ nlohmann::json launch_worker(const LaunchRequest& request) {
   write_text_file(job, job_with_folder.dump() + '\n', "worker job");
   const std::vector<std::string> command = worker_command(request, job, out);
   std::fflush(nullptr);
+  adopt_orphans();  // ranks outliving their mpirun become ours, to be waited for
   const pid_t pid = fork();
   if (pid < 0) throw Error("cannot fork the worker");
   if (pid == 0) exec_child(command, log);
+  setpgid(pid, pid);  // also here, so the group exists before anything signals it
+  const EndOnInterrupt end_on_interrupt(pid);
   const double timeout_s = request.launch.timeout_s > 0 ? request.launch.timeout_s : default_timeout_s(request);
   const std::optional<int> status = wait_while_alive(pid, timeout_s, dir.path);
   if (!status) {
     const std::string stall = describe_stall(read_progress(dir.path), request.ranks);
     end_group(pid);
+    reap_finished_children();
     throw Error(fmt::format("{}: no rank made progress for {:g} s: {}; it hung or died (if the run is only slow, raise "
                             "--timeout, the seconds allowed without progress)",
                             request.backend, timeout_s, stall));
   }
+  reap_finished_children();
   if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status));
   std::ifstream answer(out);
   if (!answer) throw Error(fmt::format("{} workers ended without writing their results", request.backend));

@@ -2,8 +2,6 @@
 #include "sim/trace.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -45,37 +43,17 @@ std::vector<std::size_t> assign_lanes(std::vector<Slice>& slices) {
 
 }  // namespace
 
-ChromeTrace::ChromeTrace(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "w")) {
-  if (!file_) throw Error(fmt::format("cannot write trace {}: {}", path, std::strerror(errno)));
-  fmt::print(file_, "{{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
-}
-
-ChromeTrace::~ChromeTrace() {
-  try {
-    close();
-  } catch (...) {  // a destructor must not throw; close() reports errors when called directly
-  }
+ChromeTrace::ChromeTrace(const std::string& path) : file_(path, "trace") {
+  file_.write("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 }
 
 void ChromeTrace::close() {
-  if (!file_) return;
-  write("\n]}\n");
-  const bool failed = std::fflush(file_) != 0 || std::ferror(file_) != 0;
-  const std::string reason = failed ? std::strerror(errno) : "";
-  std::fclose(file_);
-  file_ = nullptr;
-  if (failed) throw Error(fmt::format("cannot write trace {}: {}", path_, reason));
+  file_.write("\n]}\n");
+  file_.commit();
 }
 
 // Every byte goes through here, so a full disk or a closed pipe is one Error, not an abort.
-void ChromeTrace::write(std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-    const std::string reason = std::strerror(errno);
-    std::fclose(file_);
-    file_ = nullptr;
-    throw Error(fmt::format("cannot write trace {}: {}", path_, reason));
-  }
-}
+void ChromeTrace::write(std::string_view text) { file_.write(text); }
 
 void ChromeTrace::event(const std::string& json) {
   if (events_ > 0) write(",\n");

@@ -7,13 +7,14 @@
 //     slice per reduction it runs;
 //     transfers of one rank that overlap go on extra lanes ("rank 3 #2");
 //   a counter track per busy link: its utilization (sum of flow rates / capacity) over time.
-// Times are microseconds, as the format wants.
+// Times are microseconds, as the format wants. The file appears only on close(): a run that
+// fails or is interrupted before leaves the old file as it was (base/atomic_file.hpp).
 #pragma once
 
-#include <cstdio>
 #include <string>
 #include <string_view>
 
+#include "base/atomic_file.hpp"
 #include "collectives/schedule.hpp"
 #include "sim/flow_engine.hpp"
 #include "topologies/topology.hpp"
@@ -25,12 +26,11 @@ class ChromeTrace {
   explicit ChromeTrace(const std::string& path);  // throws Error if the file cannot be written
   ChromeTrace(const ChromeTrace&) = delete;
   ChromeTrace& operator=(const ChromeTrace&) = delete;
-  ~ChromeTrace();
 
   // `result` must come from run_flow with FlowOptions::timeline.
   void add_run(const std::string& name, const Schedule& schedule, const Topology& topology, const FlowResult& result,
                double gamma_s_per_byte);
-  void close();  // writes the end of the file; throws Error on a write error
+  void close();  // writes the end of the file and puts it in place; throws Error on a write error
   std::size_t events() const { return events_; }
 
  private:
@@ -40,8 +40,7 @@ class ChromeTrace {
                        double gamma);
   void add_link_tracks(int pid, const Topology& topology, const FlowResult& result);
 
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  AtomicFile file_;
   std::size_t events_ = 0;
   int runs_ = 0;
   std::size_t flows_ = 0;  // flow ids given so far (one per transfer between ranks)

@@ -23,7 +23,6 @@ extern const std::vector<std::pair<std::string_view, std::string_view>> kEmbedde
 
 namespace {
 
-constexpr std::uint64_t kMaxConfigBytes = 16u << 20;  // a cluster file is a page of YAML, not megabytes
 
 // yaml-cpp keeps both entries of a duplicated key and answers lookups with the first, so a
 // second `bandwidth_Bps:` would be silently ignored: refuse it, at the second one.
@@ -182,7 +181,7 @@ void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& 
     in.fail(node, "'link_classes' must map class names to {bandwidth_Bps or technology, latency_s, alpha_s, ...}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
-    const LinkClass c = read_link_class(in, kv.first.Scalar(), kv.second);
+    const LinkClass c = read_link_class(in, in.name(kv.first, "link class name"), kv.second);
     in.at(kv.first, [&] { return net.add_link_class(c); });
   }
 }
@@ -250,7 +249,7 @@ NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Netwo
   p.nodes = in.count(in.require(node, "count", "nodes"), "nodes.count");
   p.gpus_per_node = in.count(in.require(node, "gpus_per_node", "nodes"), "nodes.gpus_per_node");
   if (node["switch"]) {
-    p.switch_name = in.text(node["switch"], "nodes.switch");
+    p.switch_name = in.name(node["switch"], "nodes.switch");
     if (p.switch_name != "nvswitch" && p.switch_name != "pcie")
       in.fail(node["switch"], fmt::format("'nodes.switch' must be nvswitch or pcie (got '{}')", p.switch_name));
   }
@@ -394,8 +393,13 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
 ClusterConfig read_cluster(const ConfigReader& in, const YAML::Node& root) {
   reject_duplicate_keys(in, root);
   ClusterConfig c;
-  c.name = in.text(in.require(root, "name", ""), "name");
-  if (root["description"]) c.description = in.text(root["description"], "description");
+  c.name = in.name(in.require(root, "name", ""), "name");
+  if (root["description"]) {
+    c.description = in.text(root["description"], "description");
+    for (const unsigned char ch : c.description)  // lines and tabs are prose; an escape or a bell is not
+      if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+        in.fail(root["description"], fmt::format("'description' holds control byte 0x{:02x}: use printable characters", ch));
+  }
   const bool flat = bool(root["links"]);
   if (flat && (root["link_classes"] || root["topology"] || root["nodes"]))
     in.fail(root["links"], "'links' (flat form) cannot be mixed with link_classes/topology/nodes");
@@ -407,16 +411,101 @@ ClusterConfig read_cluster(const ConfigReader& in, const YAML::Node& root) {
   return c;
 }
 
+// Bounds that keep a small file small once loaded: yaml-cpp shares the node an alias names,
+// but collsim's readers walk every use, so aliases of aliases (a few hundred bytes) would
+// cost exponential time; nesting deeper than any cluster needs is refused for the same reason.
+constexpr std::size_t kMaxExpandedNodes = 4'000'000;  // a 16 MiB file of plain YAML holds fewer
+constexpr int kMaxNesting = 32;
+
+// Counts the nodes as the readers will visit them (an alias once per use), stopping at the
+// bound: linear in the bound whatever the aliases multiply to.
+bool expands_past(const YAML::Node& node, std::size_t& budget) {
+  if (budget == 0) return true;
+  --budget;
+  if (node.IsSequence())
+    for (const YAML::Node& item : node)
+      if (expands_past(item, budget)) return true;
+  if (node.IsMap())
+    for (const auto& kv : node)
+      if (expands_past(kv.first, budget) || expands_past(kv.second, budget)) return true;
+  return false;
+}
+
+// Where the text's nesting (flow brackets and block indentation alike) first passes the
+// bound, counted without building anything; 0 when it does not.
+std::size_t line_too_deep(const std::string& text) {
+  int depth = 0;
+  std::size_t line = 1;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    else if (c == '[' || c == '{') ++depth;
+    else if (c == ']' || c == '}') --depth;
+    if (depth > kMaxNesting) return line;
+  }
+  return 0;
+}
+
+std::size_t indentation_too_deep(const std::string& text) {
+  std::size_t line = 1;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::size_t indent = text.find_first_not_of(" -", at) - at;
+    if (indent > std::size_t(2 * kMaxNesting) && at + indent < end) return line;
+    at = end + 1;
+  }
+  return 0;
+}
+
+// The line of a document marker ('---' at the start of a line) after the first document's
+// content, or 0. Read from the text: yaml-cpp's LoadAll can loop without bound on some broken
+// files, and Load reads the first document only.
+std::size_t second_document_line(const std::string& text) {
+  bool content = false;
+  std::size_t line = 1;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view l = std::string_view(text).substr(at, end - at);
+    at = end + 1;
+    const bool marker = l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    if (marker && content) return line;
+    const std::string_view rest = marker ? l.substr(3) : l;
+    const std::size_t first = rest.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos && rest[first] != '#' && !(rest[first] == '%' && !marker)) content = true;
+  }
+  return 0;
+}
+
+YAML::Node load_one_document(const std::string& text, const std::string& origin) {
+  auto fail = [&](std::size_t line, const std::string& why) {
+    return Error(fmt::format("{}:{}: {}", origin, line, why));
+  };
+  if (const std::size_t line = std::max(line_too_deep(text), indentation_too_deep(text)); line > 0)
+    throw fail(line, fmt::format("nested deeper than {} levels: a cluster file is a few levels of keys (a corrupt or "
+                                 "hostile file?)",
+                                 kMaxNesting));
+  if (const std::size_t line = second_document_line(text); line > 0)
+    throw fail(line, "a second YAML document ('---'): a cluster file holds one cluster; give one file per cluster");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}:{}: not valid YAML: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  std::size_t budget = kMaxExpandedNodes;
+  if (expands_past(root, budget))
+    throw fail(1, fmt::format("more than {} values once its YAML aliases (*name) are expanded: write the values out "
+                              "(a hostile file?)",
+                              kMaxExpandedNodes));
+  return root;
+}
+
 }  // namespace
 
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin) {
   const ConfigReader in(origin);
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw Error(fmt::format("{}:{}:{}: not valid YAML: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = load_one_document(yaml_text, origin);
+  if (!root.IsDefined() || root.IsNull())
+    throw Error(fmt::format("{}: empty: a cluster file must be a mapping of keys (name, link_classes, ...)", origin));
   if (!root.IsMap()) in.fail(root, "a cluster file must be a mapping of keys (name, ranks, ...)");
   try {
     return read_cluster(in, root);
@@ -424,6 +513,8 @@ ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::stri
     throw Error(fmt::format("{}:{}:{}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
 }
+
+void check_cluster_yaml(const std::string& yaml_text, const std::string& origin) { load_one_document(yaml_text, origin); }
 
 ClusterConfig load_cluster_config(const std::filesystem::path& path) {
   return parse_cluster_config(read_text_file(path, "cluster config", kMaxConfigBytes), path.string());

@@ -57,8 +57,16 @@ struct ClusterConfig {
 // what-if flags, the Python module). Throws Error when the ranks are not whole nodes.
 ClusterConfig flat_cluster(std::string name, const CostModel& cost, Rank ranks);
 
+// The largest cluster file read (a cluster file is a page of YAML, not megabytes).
+inline constexpr std::uint64_t kMaxConfigBytes = 16u << 20;
+
 ClusterConfig parse_cluster_config(const std::string& yaml_text, const std::string& origin);
 ClusterConfig load_cluster_config(const std::filesystem::path& path);
+
+// The guards every reader of cluster YAML passes first (Error naming the line): one document,
+// nesting at most 32 deep, at most 4 M values once aliases are expanded. parse_cluster_config
+// applies them; a reader that builds its own YAML tree (calibrate --measured) calls this.
+void check_cluster_yaml(const std::string& yaml_text, const std::string& origin);
 
 // The topology kinds a config may name (`topology: {kind: ...}`), from the builders' table.
 struct TopologyKindHelp {

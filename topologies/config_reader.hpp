@@ -99,6 +99,17 @@ class ConfigReader {
     return v.Scalar();
   }
 
+  // A name printed in tables and files: not empty, no control bytes (base/error.hpp).
+  std::string name(const YAML::Node& v, const std::string& field) const {
+    const std::string s = text(v, field);
+    try {
+      check_name(s, fmt::format("'{}'", field));
+    } catch (const Error& e) {
+      fail(v, e.what());
+    }
+    return s;
+  }
+
   bool flag(const YAML::Node& v, const std::string& field) const {
     try {
       return v.as<bool>();
@@ -142,7 +153,12 @@ class ConfigReader {
   double scalar_number(const YAML::Node& v, const std::string& field, WrittenUnits units) const {
     if (!v.IsScalar()) fail(v, fmt::format("'{}' must be a number", field));
     try {
-      return v.as<double>();
+      const double x = v.as<double>();
+      // "1e9" in quotes is text that happens to read as a number: a sign the value was meant
+      // otherwise (a unit forgotten, a template left unfilled), so it is not taken silently.
+      if (v.Tag() == "!")
+        fail(v, fmt::format("'{}' is the quoted text \"{}\": write the number without quotes", field, v.Scalar()));
+      return x;
     } catch (const YAML::Exception&) {
     }
     if (units == WrittenUnits::none) fail(v, fmt::format("'{}' must be a number (got '{}')", field, v.Scalar()));

@@ -86,23 +86,22 @@ bool Network::prices_exchanges() const {
 
 LinkClassId Network::add_link_class(LinkClass c) {
   if (c.name.empty()) throw Error("a link class needs a name");
-  for (const LinkClass& old : classes_)
-    if (old.name == c.name) throw Error(fmt::format("link class '{}' is defined twice", c.name));
+  if (class_ids_.count(c.name)) throw Error(fmt::format("link class '{}' is defined twice", c.name));
   if (!std::isfinite(c.bandwidth_Bps) || c.bandwidth_Bps <= 0)
     throw Error(fmt::format("link class '{}': bandwidth must be > 0 bytes/s", c.name));
   if (!std::isfinite(c.latency_s) || c.latency_s < 0 || !std::isfinite(c.alpha_s) || c.alpha_s < 0)
     throw Error(fmt::format("link class '{}': latency and alpha must be >= 0 s", c.name));
   check_efficiency_and_factors(c);
+  class_ids_.emplace(c.name, LinkClassId(classes_.size()));
   classes_.push_back(std::move(c));
   return LinkClassId(classes_.size() - 1);
 }
 
 LinkClassId Network::find_link_class(std::string_view name) const {
+  if (const auto it = class_ids_.find(name); it != class_ids_.end()) return it->second;
   std::string known;
-  for (LinkClassId i = 0; i < classes_.size(); ++i) {
-    if (classes_[i].name == name) return i;
-    known += (known.empty() ? "" : ", ") + classes_[i].name;
-  }
+  for (std::size_t i = 0; i < classes_.size() && i < 20; ++i) known += (known.empty() ? "" : ", ") + classes_[i].name;
+  if (classes_.size() > 20) known += fmt::format(" and {} more", classes_.size() - 20);
   throw Error(fmt::format("unknown link class '{}' (defined: {})", name, known.empty() ? "none" : known));
 }
 

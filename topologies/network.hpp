@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -136,6 +137,7 @@ class Network {
 
  private:
   std::vector<LinkClass> classes_;
+  std::map<std::string, LinkClassId, std::less<>> class_ids_;  // by name: many classes load in n log n
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
   Graph graph_;

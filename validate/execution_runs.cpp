@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/units.hpp"
 #include "execute/backends.hpp"
 #include "execute/launcher.hpp"
 
@@ -89,16 +90,27 @@ std::string calibrated_backends() {
   return fmt::format("{}", fmt::join(names, " or "));
 }
 
+constexpr std::uint64_t kMinCalibrationBytes = 16 << 10;
+
 }  // namespace
 
-CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
+void check_calibration_job(const CalibrationJob& job) {
   if (!find_backend(job.backend).calibrates)
     throw Error(fmt::format("backend '{}' has no calibration of its own: calibrate with {}, whose measured link and "
                             "reduction numbers it runs on",
                             job.backend, calibrated_backends()));
   if (job.ranks < 2) throw Error("calibration needs at least 2 ranks");
-  if (job.max_bytes < 4096) throw Error("--max-bytes must be at least 4K");
+  // The reduction and exchange sweeps run from 4K to --max-bytes by doubling, and a fit needs
+  // more than two sizes to trust: so at least 16K, checked before anything is launched.
+  if (job.max_bytes < kMinCalibrationBytes)
+    throw Error(fmt::format("--max-bytes must be at least 16K (got {}): the reduction is fitted over 4K .. --max-bytes, "
+                            "which needs three sizes or more",
+                            format_size(job.max_bytes)));
   if (job.repeats < 1) throw Error("--repeats must be at least 1");
+}
+
+CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch) {
+  check_calibration_job(job);
   // Each repeat is a launch of its own (calibration.hpp says why); together they take
   // about seconds_per_point per point.
   const nlohmann::json request{{"mode", "calibrate"},

@@ -49,5 +49,8 @@ struct CalibrationJob {
   std::uint32_t repeats = kDefaultRepeats;  // launches, each measuring every point once more
 };
 CalibrationSamples measure_calibration(const CalibrationJob& job, const LaunchOptions& launch);
+// What measure_calibration refuses before launching (a backend without calibration, fewer
+// than 2 ranks, --max-bytes under 16K, no repeats), for callers that print before it.
+void check_calibration_job(const CalibrationJob& job);
 
 }  // namespace collsim

@@ -253,6 +253,7 @@ std::string fit_comments(const MeasuredFit& fit, const NcclTestsLog& log, const 
 }  // namespace
 
 MeasuredFit fit_to_measured(const NcclTestsLog& log, const MeasuredFitRequest& request) {
+  check_cluster_yaml(request.cluster_yaml, request.cluster_origin);
   ClusterModel model{YAML::Load(request.cluster_yaml), request.cluster_origin, log.rank_count()};
   const ClusterConfig start = model.cluster({});
   if (start.topology->flat)

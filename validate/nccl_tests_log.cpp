@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <regex>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -96,13 +97,30 @@ Layout layout_from_titles(const std::vector<std::string>& titles, std::size_t li
   return layout;
 }
 
+// Bounds no real run passes: a collective of more than a day, faster than a petabyte a second,
+// or on more than a pebibyte per rank is a corrupt line, not a measurement.
+constexpr double kMaxTime_us = 86400e6;
+constexpr double kMaxBandwidth_GBps = 1e6;
+constexpr std::uint64_t kMaxLogSize = std::uint64_t(1) << 50;
+
 NcclTestsTiming timing_at(const std::vector<std::string>& t, std::size_t at, std::size_t line, const LogReader& r) {
   NcclTestsTiming timing;
   timing.time_us = r.number(t[at], line, "time");
   if (timing.time_us <= 0) r.fail(line, fmt::format("time '{}' is not above 0", t[at]));
+  if (timing.time_us > kMaxTime_us)
+    r.fail(line, fmt::format("time '{}' us is more than a day: not a measurement (a corrupt line?)", t[at]));
   timing.algbw_GBps = r.number(t[at + 1], line, "algbw");
   timing.busbw_GBps = r.number(t[at + 2], line, "busbw");
+  for (const double bw : {timing.algbw_GBps, timing.busbw_GBps})
+    if (bw > kMaxBandwidth_GBps)
+      r.fail(line, fmt::format("bandwidth {:g} GB/s is more than a petabyte a second: not a measurement (a corrupt line?)", bw));
   if (t[at + 3] != "N/A") timing.wrong = r.number(t[at + 3], line, "#wrong");
+  // nccl-tests counts wrong elements when it checks results (-c 1): such a run's times are
+  // of a broken collective, not measurements.
+  if (timing.wrong && *timing.wrong > 0)
+    r.fail(line, fmt::format("#wrong is {:g}: this size gave wrong results, so its times are not measurements (fix the "
+                             "run, or remove the line)",
+                             *timing.wrong));
   return timing;
 }
 
@@ -135,6 +153,8 @@ NcclTestsRow data_row(const std::vector<std::string>& t, const Layout& layout, s
     r.fail(line, fmt::format("unknown redop '{}' (nccl-tests: sum, prod, max, min, avg, mulsum, none)", row.redop));
   if (row.size_bytes % type->bytes != 0)
     r.fail(line, fmt::format("size {} is not a whole number of {} elements ({} bytes each)", row.size_bytes, row.type, type->bytes));
+  if (row.size_bytes > kMaxLogSize)
+    r.fail(line, fmt::format("size {} is more than a pebibyte: not a measured size (a corrupt line?)", row.size_bytes));
   row.out_of_place = timing_at(t, lead, line, r);
   row.in_place = timing_at(t, lead + 4, line, r);
   return row;
@@ -227,6 +247,11 @@ void check_ranks_and_rows(NcclTestsLog& log, const Layout& layout, std::size_t l
   } else {
     log.collective = program_collective(log.program, 0, r);  // checked where it was read
   }
+  std::map<std::uint64_t, std::size_t> line_of_size;
+  for (const NcclTestsRow& row : log.rows)
+    if (const auto [at, fresh] = line_of_size.emplace(row.size_bytes, row.line); !fresh)
+      r.fail(row.line, fmt::format("size {} again (first on line {}): two runs in one log; give one log per run",
+                                   row.size_bytes, at->second));
   for (const NcclTestsRow& row : log.rows)
     if (!size_fits(row, log.collective, log.rank_count()))
       r.fail(row.line, fmt::format("size {} is not count {} x {} bytes{} for {} on {} ranks", row.size_bytes, row.count,

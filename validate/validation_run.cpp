@@ -133,8 +133,12 @@ std::vector<ProbedMeasurement> execute_with_probes(const ValidationPlan& plan, c
   });
 }
 
+CalibrationJob calibration_job(const ValidationPlan& plan) {
+  return {plan.backend, calibration_ranks(plan), parse_size(plan.max_bytes), 0.05};
+}
+
 Calibration calibrate(const ValidationPlan& plan, const ValidationProgress& progress, std::size_t stages) {
-  const CalibrationJob job{plan.backend, calibration_ranks(plan), parse_size(plan.max_bytes), 0.05};
+  const CalibrationJob job = calibration_job(plan);
   note(progress, fmt::format("collsim validate: calibrating on {} ranks", job.ranks));
   tell(progress, fmt::format("calibrating on {} ranks", job.ranks), 0, stages);
   Calibration c = fit_calibration(measure_calibration(job, plan.launch));
@@ -148,26 +152,25 @@ Calibration calibrate(const ValidationPlan& plan, const ValidationProgress& prog
 void write_report(const std::filesystem::path& dir, const ValidationPlan& plan, const Calibration& c,
                   const std::string& name, const MachineInfo& machine, const std::vector<ValidationRow>& rows,
                   const std::vector<MeasuredSpread>& spreads) {
-  write_text_file(dir / "calibrated.yaml", checked_calibration_yaml(c, name, calibration_ranks(plan)).yaml, "report file");
-  write_text_file(dir / "results.csv", results_csv(rows), "report file");
-  write_text_file(dir / "results.md", results_markdown(rows, preamble(plan, c, name), machine.cores), "report file");
-  write_text_file(dir / "plot.svg",
-                  plot_svg(rows, fmt::format("{}: predicted vs measured", name), "predicted (flow engine, calibrated config)",
-                           "measured median", spreads),
-                  "report file");
-  write_text_file(dir / "machine.md", machine_markdown(machine), "report file");
+  write_report_folder(
+      dir, {{"calibrated.yaml", checked_calibration_yaml(c, name, calibration_ranks(plan)).yaml},
+            {"results.csv", results_csv(rows)},
+            {"results.md", results_markdown(rows, preamble(plan, c, name), machine.cores)},
+            {"plot.svg", plot_svg(rows, fmt::format("{}: predicted vs measured", name),
+                                  "predicted (flow engine, calibrated config)", "measured median", spreads)},
+            {"machine.md", machine_markdown(machine)}});
 }
 
 }  // namespace
 
 std::filesystem::path report_folder(const std::filesystem::path& out, const std::string& name) {
   const std::filesystem::path dir = out.empty() ? std::filesystem::path("validate/results") / name : out;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw Error(fmt::format("cannot create report folder '{}': {}", dir.string(),
-                            ec ? ec.message() : "a file of that name is in the way"));
+  check_report_folder(dir, kReportFiles, "report folder");
   return dir;
+}
+
+void write_report_folder(const std::filesystem::path& folder, const std::vector<FolderFile>& files) {
+  replace_folder(folder, files, kReportFiles, "report folder");
 }
 
 ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationProgress& progress) {
@@ -175,6 +178,7 @@ ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationPro
   if (plan.ranks.empty()) throw Error("--ranks: give at least one rank count");
   const std::vector<ExecutionJob> jobs = planned_jobs(plan);
   if (!plan.out.empty()) report_folder(plan.out, "");  // an unwritable -o fails now, not after the runs
+  check_calibration_job(calibration_job(plan));  // --max-bytes 4K fails now, not after MPI starts
   // Stages: the calibration, then per rank count its prediction and its execution.
   const std::size_t stages = 1 + 2 * jobs.size();
   const Calibration c = calibrate(plan, progress, stages);

@@ -3,7 +3,8 @@
 // planned rank count's algorithms x sizes with the flow engine on the calibrated config,
 // execute the same schedules (mpi: each case between machine-drift probes, measured again
 // while the machine had moved: machine_drift.hpp), and write the report (report.hpp:
-// calibrated.yaml, results.csv, results.md, plot.svg, machine.md) into one folder.
+// calibrated.yaml, results.csv, results.md, plot.svg, machine.md) into one folder, replaced
+// as a whole (old or new, never mixed).
 // Touches: the launched workers (execute/launcher.hpp) and the report folder.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/atomic_file.hpp"
 #include "execute/launcher.hpp"
 #include "validate/report.hpp"
 
@@ -47,7 +49,14 @@ struct ValidationOutcome {
 // launch fails (the worker's one line).
 ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationProgress& progress = {});
 
-// The report folder `out`, or validate/results/`name`, created (and shown writable). Throws Error.
+// The report folder `out`, or validate/results/`name`, created and shown replaceable: writable,
+// holding nothing but report files (a report replaces the whole folder). Throws Error.
 std::filesystem::path report_folder(const std::filesystem::path& out, const std::string& name);
+
+// The files a report folder may hold; `files` written as the folder's whole new content, all
+// at once (base/atomic_file.hpp): a failure leaves the old report as it was.
+inline const std::vector<std::string> kReportFiles{"calibrated.yaml", "results.csv", "results.md",
+                                                   "plot.svg",        "busbw.svg",   "machine.md"};
+void write_report_folder(const std::filesystem::path& folder, const std::vector<FolderFile>& files);
 
 }  // namespace collsim

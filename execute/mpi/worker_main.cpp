@@ -11,6 +11,7 @@
 // an emulated stream (execute/device/device_stream.hpp), messages staged or read directly, so the
 // mpi+cuda path is tested where there is no GPU.
 #include <mpi.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "base/interrupt.hpp"
 #include "execute/mpi/mpi_calibration.hpp"
 #include "execute/mpi/mpi_executor.hpp"
 #include "execute/progress.hpp"
@@ -148,6 +150,7 @@ void work(const std::string& job_path, const std::string& out_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  die_with_parent(SIGKILL);  // a worker never outlives its mpirun (a killed mpirun included)
   MPI_Init(&argc, &argv);
   int status = 0;
   try {

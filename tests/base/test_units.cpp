@@ -38,10 +38,13 @@ TEST_CASE("parse_size reads K, M and G as powers of 1024 in either case", "[unit
   CHECK(parse_size("4g") == 4 * G);
 }
 
-TEST_CASE("parse_size rounds a decimal with a suffix to the nearest byte", "[units]") {
+TEST_CASE("parse_size takes a decimal that makes whole bytes, and refuses a fraction of a byte", "[units]") {
   CHECK(parse_size("1.5K") == 1536);
   CHECK(parse_size("0.5M") == 512 * K);
   CHECK(parse_size("2.5G") == 5 * G / 2);
+  CHECK_THROWS_WITH(parse_size("0.4"), Catch::Contains("0.4 bytes is not a whole number of bytes"));
+  CHECK_THROWS_WITH(parse_size("4.5"), Catch::Contains("not a whole number of bytes"));
+  CHECK_THROWS_WITH(parse_size("1.0001K"), Catch::Contains("1024.1024 bytes is not a whole number"));
 }
 
 TEST_CASE("parse_size ignores surrounding blanks", "[units]") {

@@ -84,6 +84,21 @@ while IFS= read -r line; do
     yaml_case "$fragment" "$base" "$edit"
     continue
   fi
+  if [[ "$line" == \&* ]]; then  # & FRAGMENT | BASE | OLD => NEW | ARGS (ARGS name the edit @case)
+    rest=${line#&}
+    fragment=$(trim "${rest%% | *}"); rest=${rest#* | }
+    base=$(trim "${rest%% | *}"); rest=${rest#* | }
+    edit=${rest%% | *}; args=${rest#* | }
+    old=${edit%% => *}; new=${edit#* => }
+    if [[ "${fixture[$base]}" != *"$old"* ]]; then
+      failed=$((failed + 1)); cases=$((cases + 1)); echo "FAIL: table: '$old' is not in fixture @$base"; continue
+    fi
+    printf '%b\n' "${fixture[$base]/"$old"/"$new"}" > "$tmp/case.yaml"
+    eval "words=($args)"
+    mapfile -d '' argv < <(with_files "${words[@]}")
+    expect "$fragment" "${argv[@]}"
+    continue
+  fi
   fragment=$(trim "${line%% | *}")
   fragment=${fragment//\$tmp/$tmp}
   eval "words=(${line#* | })"
@@ -122,6 +137,44 @@ if "$collsim" predict --engine none 2>&1 | grep -q "simgrid"; then
 else
   expect "--engine: expected one of auto, analytic, flow, got 'simgrid'" predict --engine simgrid
 fi
+
+# Files that are not files: a device is refused before reading, a FIFO nobody writes reads as
+# empty at once (never a hang), a file over the config bound is refused by its size alone.
+mkfifo "$tmp/fifo"
+expect "it is a device"               predict --config /dev/zero
+expect "it is a device"               check --file /dev/zero
+expect "it is a device"               validate --measured /dev/zero --preset dgx-h100
+expect "it is a device"               calibrate --measured /dev/zero --preset dgx-h100
+expect "empty: a cluster file must be a mapping" predict --config "$tmp/fifo"
+expect "not valid JSON"               check --file "$tmp/fifo"
+expect "empty file"                   validate --measured "$tmp/fifo" --preset dgx-h100
+truncate -s 17M "$tmp/big.yaml"
+expect "more than the 16777216 bytes allowed" predict --config "$tmp/big.yaml"
+expect "more than the 16777216 bytes allowed" topo "$tmp/big.yaml"
+"$collsim" predict --preset dgx-h100 --algo ring --bytes 1K,64K --format nccl-tests > "$tmp/ring.log"
+expect "it is a device"               calibrate --measured "$tmp/ring.log" --config /dev/urandom
+expect "more than the 16777216 bytes allowed" calibrate --measured "$tmp/ring.log" --config "$tmp/big.yaml"
+expect "more than the 16777216 bytes allowed" validate --measured "$tmp/ring.log" --config "$tmp/big.yaml"
+# Many link classes load in n log n: 300,000 classes (10 MB, under the 16 MiB bound), the last
+# one broken, are read and refused within expect's 60 s.
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('name: many\\nlink_classes:\\n')
+    for i in range(300000): f.write('  c%d: {bandwidth_Bps: %s}\\n' % (i, '1.0e+9' if i < 299999 else '0'))
+    f.write('topology: {kind: star, endpoints: 8, link: c0}\\ngamma_s_per_byte: 0\\n')
+" "$tmp/many.yaml"
+expect "link_classes.c299999.bandwidth_Bps" predict --config "$tmp/many.yaml"
+expect "link_classes.c299999.bandwidth_Bps" topo "$tmp/many.yaml"
+
+# Outputs checked before the work: an unwritable -o fails before measuring or fitting.
+expect "its folder '$tmp/none' does not exist" calibrate --measured "$tmp/ring.log" --preset dgx-h100 -o "$tmp/none/fit.yaml"
+expect "its folder '$tmp/none' does not exist" calibrate --backend mpi --ranks 2 -o "$tmp/none/cal.yaml"
+expect "it is a folder"               calibrate --backend mpi --ranks 2 -o "$tmp"
+# A missing or unusable TMPDIR names itself and the way out.
+TMPDIR=$tmp/no-such-dir expect "cannot create a temporary folder in '$tmp/no-such-dir' (TMPDIR)" \
+  run --backend mpi --ranks 2 --algo ring --bytes 4K
+TMPDIR=$tmp/afile expect "set TMPDIR to a writable folder" run --backend mpi --ranks 2 --algo ring --bytes 4K
 
 # Schedule files: made by collsim, then broken.
 "$collsim" schedule ring --ranks 4 --bytes 1K -o "$tmp/ring.json"

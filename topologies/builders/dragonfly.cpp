@@ -183,6 +183,12 @@ Shape validate(const Network& net, const DragonflyParams& p, RoutingMode mode) {
   check_link_class(net, p.global_link, "global_link");
   if (mode == RoutingMode::shortest_path)
     throw Error("dragonfly: shortest-path routing is not built in; the caller builds a ShortestPathRouter");
+  // Valiant detours through a third group; with two or fewer there is none, and a cluster
+  // that names valiant would be routed minimal while saying valiant.
+  if (mode == RoutingMode::valiant && g <= 2)
+    throw Error(fmt::format("dragonfly: valiant routing goes through a third group, and this one has {} (g = {}): use "
+                            "routing: minimal, or at least 3 groups",
+                            g, g));
   return {p.p, p.a, p.h, std::uint32_t(g), std::uint32_t(copies), p.arrangement};
 }
 

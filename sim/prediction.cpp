@@ -388,7 +388,7 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
 std::vector<std::string_view> nccl_candidates(Collective collective) {
   const bool rooted = collective == Collective::broadcast || collective == Collective::reduce;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
-  if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree", "collnet"});
+  if (collective == Collective::allreduce) out.insert(out.end(), {"nccl-tree", "nvls", "nvls-tree", "collnet"});
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
 }

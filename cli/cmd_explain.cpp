@@ -85,6 +85,18 @@ void print_trees(const Schedule& s) {
   }
 }
 
+// Where a ring channel crosses from node to node: it leaves each node from the last GPU of its
+// order there and enters the next at the first. On a rail-optimized cluster with PXN
+// (docs/algorithms.md, Channels) the last hands its data over NVLink to the GPU of the
+// first's index, whose NIC sends it: the channel stays on that rail.
+std::string ring_crossing(const ScheduleInfo& info, const std::vector<Rank>& order) {
+  const Rank g = info.ranks_per_node;
+  if (info.algorithm != "ring" || g < 2 || info.ranks <= g) return "";
+  return fmt::format("; leaves each node from its GPU {}, enters the next at GPU {} (with PXN: GPU {} hands over "
+                     "NVLink to GPU {}, rail {} throughout)",
+                     order[g - 1] % g, order[0] % g, order[g - 1] % g, order[0] % g, order[0] % g);
+}
+
 // Channels: which part of the buffer each runs on, and its rank order.
 void print_channels(const Schedule& s, const Explanation& x) {
   if (x.channel_orders.empty()) return;
@@ -95,7 +107,8 @@ void print_channels(const Schedule& s, const Explanation& x) {
              teaching_trees(s).empty() ? "" : "; the trees below number positions in that order");
   for (std::size_t c = 0; c < x.channel_orders.size(); ++c) {
     const ByteRange part = algorithms::channel_data(info.bytes, std::uint32_t(x.channel_orders.size()), std::uint32_t(c));
-    fmt::print("  channel {}: bytes {}..{}, ranks {}\n", c, part.offset, part.end(), join(x.channel_orders[c]));
+    fmt::print("  channel {}: bytes {}..{}, ranks {}{}\n", c, part.offset, part.end(), join(x.channel_orders[c]),
+               ring_crossing(info, x.channel_orders[c]));
   }
   fmt::print("\n");
 }

@@ -455,7 +455,7 @@ void add_predict_command(CLI::App& app) {
   add_collective_option(*cmd, o.collective);
   add_algo_option(*cmd, o.algo,
                   "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
-                  "NCCL would run: the fastest of ring and two-tree with every protocol, and where the switches reduce of "
+                  "NCCL would run: the fastest of ring and nccl-tree with every protocol, and where the switches reduce of "
                   "nvls, nvls-tree and collnet with Simple)")
       ->capture_default_str();
   add_bytes_option(*cmd, o.bytes,

@@ -29,7 +29,7 @@ struct RunOptions {
 void print_table(const ExecutionJob& job, const std::vector<Measurement>& ms) {
   fmt::print("collsim run: {} on {} ranks, backend {}, {} timed iterations after {} warm-up; every result verified\n{}\n",
              to_string(job.request.collective), job.request.ranks, job.backend, job.iterations, job.warmup,
-             job.request.channels > 1 ? fmt::format("channels: {} (ring, tree, two-tree)\n", job.request.channels) : "");
+             job.request.channels > 1 ? fmt::format("channels: {} (ring, tree, two-tree, nccl-tree)\n", job.request.channels) : "");
   fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11} {:>11}\n", "size", "algorithm", "min", "median", "max",
              "algbw GB/s", "busbw GB/s");
   std::uint64_t previous = ~0ull;

@@ -42,7 +42,7 @@ CLI::Option* add_collective_option(CLI::App& app, std::string& collective);
 // -k,--segments and -g,--ranks-per-node, the two schedule parameters.
 CLI::Option* add_segments_option(CLI::App& app, std::uint32_t& segments);
 CLI::Option* add_ranks_per_node_option(CLI::App& app, Rank& ranks_per_node, Rank max);
-// --channels C: NCCL-style channels of ring, tree and two-tree allreduce. `default_help` says
+// --channels C: NCCL-style channels of ring, tree, two-tree and nccl-tree allreduce. `default_help` says
 // what 0 (not given) means for the command.
 CLI::Option* add_channels_option(CLI::App& app, std::uint32_t& channels, const std::string& default_help);
 

@@ -43,6 +43,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
       algorithms::binomial_entry(),
       algorithms::tree_entry(),
       algorithms::two_tree_entry(),
+      algorithms::nccl_tree_entry(),
       algorithms::chain_entry(),
       algorithms::recursive_doubling_entry(),
       algorithms::rabenseifner_entry(),

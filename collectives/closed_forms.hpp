@@ -43,6 +43,14 @@ double rooted(Collective c, double reduce, double broadcast);
 std::optional<double> ring(Collective collective, Rank ranks, double n, const CostModel& cost,
                            std::uint32_t segments);
 
+// A ring allreduce on C channels over nodes of C GPUs, one NIC each on its own rail, whose
+// channels stay on their rails (PXN: docs/algorithms.md, Channels), on a fabric that blocks
+// nothing, with no start-up or latency: the busier of two links never idles. NIC c carries
+// channel c alone, 2(P-1)/P N/C each way; GPU g's link from the node's switch carries all C
+// channels' 2(P-1)/P N/C (C-1 channels as steps inside the node, and channel g's PXN hand-off
+// to g's NIC), so 2(P-1)/P N: max of N_wire / (C nic_Bps) and N_wire / gpu_Bps.
+double rail_ring_drain(Rank ranks, double n, std::uint32_t channels, double gpu_Bps, double nic_Bps);
+
 }  // namespace closed_forms
 
 // nullopt when the algorithm has no closed form for this collective / model (its table entry).

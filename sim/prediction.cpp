@@ -394,7 +394,7 @@ std::vector<std::string_view> nccl_candidates(Collective collective) {
   if (collective == Collective::alltoall) return {"linear"};
   const bool rooted = spec_of(collective).rooted;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
-  if (collective == Collective::allreduce) out.insert(out.end(), {"two-tree", "nvls", "nvls-tree", "collnet"});
+  if (collective == Collective::allreduce) out.insert(out.end(), {"nccl-tree", "nvls", "nvls-tree", "collnet"});
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
 }

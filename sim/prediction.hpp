@@ -55,11 +55,11 @@ struct PredictionRecord {
 };
 
 // --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring: ring,
-// or chain for broadcast and reduce; for allreduce its Tree, a double binary tree: two-tree,
-// and where the cluster's NVSwitches reduce its NVLS on one node and NVLS_TREE across nodes,
-// with the Simple protocol only),
-// each with every protocol (LL,
-// LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own cost model.
+// or chain for broadcast and reduce; for allreduce its Tree, a chain inside each node and a
+// double binary tree across the nodes: nccl-tree, and where the cluster's NVSwitches reduce
+// its NVLS on one node and NVLS_TREE across nodes, with the Simple protocol only), each with
+// every protocol (LL, LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own
+// cost model.
 inline constexpr std::string_view kNcclChoice = "nccl";
 std::vector<std::string_view> nccl_candidates(Collective collective);
 
@@ -94,7 +94,7 @@ struct PredictionRequest {
   // algorithm and size runs with every protocol and keeps the fastest, as NCCL's tuner picks
   // one by its model.
   std::optional<Protocol> protocol = simple_protocol();
-  // Channels of the algorithms that take them (ring, tree, two-tree allreduce); 0: the
+  // Channels of the algorithms that take them (ring, tree, two-tree, nccl-tree allreduce); 0: the
   // cluster's suggestion (suggested_channels). Others run one; naming one with channels > 1 is an error.
   std::uint32_t channels = 0;
   EngineKind engine = EngineKind::analytic;

@@ -31,12 +31,12 @@ enum Hw : std::uint8_t { kNvlink, kPci, kNet };
 constexpr double kCollnetArity_us = 0.4;
 
 // collsim's algorithms as NCCL runs them: its Ring (ring; chain, NCCL's ring for broadcast and
-// reduce; hierarchical-ring, rings within and across nodes), its Tree (tree, two-tree; binomial
+// reduce; hierarchical-ring, rings within and across nodes), its Tree (tree, two-tree, nccl-tree; binomial
 // is a tree too), its NVLS, NVLS_TREE and CollNet Direct. NCCL has no recursive doubling,
 // Rabenseifner or naive reducer: on a GPU each of their steps is a flag-synchronized transfer
 // as a ring's, so they take the Ring's constants.
 Family family_of(std::string_view algorithm) {
-  if (algorithm == "tree" || algorithm == "two-tree" || algorithm == "binomial") return Family::tree;
+  if (algorithm == "tree" || algorithm == "two-tree" || algorithm == "nccl-tree" || algorithm == "binomial") return Family::tree;
   if (algorithm == "nvls") return Family::nvls;
   if (algorithm == "nvls-tree") return Family::nvls_tree;
   if (algorithm == "collnet") return Family::collnet_direct;

@@ -242,7 +242,7 @@ SwitchReduction read_fabric_reduction(const ConfigReader& in, const YAML::Node& 
 
 NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Network& net) {
   in.only_keys(node, "nodes", {"count", "gpus_per_node", "switch", "gpu_link", "backplane_Bps", "nics_per_node",
-                               "nic_link", "rail_optimized", "peer_link", "peer_links", "reduction", "reduction_Bps",
+                               "nic_link", "rail_optimized", "pxn", "peer_link", "peer_links", "reduction", "reduction_Bps",
                                "reduction_latency_s"});
   NodesSpec s{node, {}};
   NodesParams& p = s.params;
@@ -257,6 +257,7 @@ NodesSpec read_nodes(const ConfigReader& in, const YAML::Node& node, const Netwo
   if (node["backplane_Bps"]) p.backplane_Bps = in.physical(node["backplane_Bps"], "nodes.backplane_Bps", kBandwidthRange);
   if (node["nics_per_node"]) p.nics_per_node = in.count(node["nics_per_node"], "nodes.nics_per_node");
   if (node["rail_optimized"]) p.rail_optimized = in.flag(node["rail_optimized"], "nodes.rail_optimized");
+  if (node["pxn"]) p.pxn = in.flag(node["pxn"], "nodes.pxn");
   if (p.nodes > 1 || node["nic_link"]) p.nic_link = in.link_class(node, "nic_link", "nodes", net);
   if (node["peer_links"] || node["peer_link"]) {
     p.peer_link = in.link_class(node, "peer_link", "nodes", net);

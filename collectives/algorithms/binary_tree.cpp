@@ -5,8 +5,6 @@
 #include <functional>
 
 namespace collsim::algorithms {
-namespace {
-
 BinaryTree from_parents(Rank root, std::vector<Rank> parent) {
   BinaryTree t;
   t.root = root;
@@ -16,6 +14,8 @@ BinaryTree from_parents(Rank root, std::vector<Rank> parent) {
   t.parent = std::move(parent);
   return t;
 }
+
+namespace {
 
 Rank nccl_parent(Rank r, Rank p) {
   if (r == 0) return kNoRank;

@@ -25,7 +25,7 @@ inline constexpr Rank kNoRank = 0xFFFFFFFFu;
 struct BinaryTree {
   Rank root = 0;
   std::vector<Rank> parent;                 // kNoRank for the root
-  std::vector<std::vector<Rank>> children;  // at most two, ascending
+  std::vector<std::vector<Rank>> children;  // ascending; at most two in a binary tree
 
   Rank size() const { return Rank(parent.size()); }
   bool interior(Rank r) const { return !children[r].empty(); }
@@ -36,6 +36,8 @@ struct BinaryTree {
   std::string draw() const;
 };
 
+// The tree whose rank r hangs below parent[r] (kNoRank for the root), children ascending.
+BinaryTree from_parents(Rank root, std::vector<Rank> parent);
 BinaryTree nccl_binary_tree(Rank ranks);
 std::array<BinaryTree, 2> double_binary_tree(Rank ranks);
 // The same tree with every rank r renamed to (r + offset) mod P (a tree rooted elsewhere).

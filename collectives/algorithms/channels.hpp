@@ -1,5 +1,5 @@
 // collectives/algorithms/channels.hpp — NCCL-style channels, for every algorithm that takes
-// them (ring, tree, two-tree): the buffer is cut into C contiguous parts and channel c runs
+// them (ring, tree, two-tree, nccl-tree): the buffer is cut into C contiguous parts and channel c runs
 // its own instance of the algorithm on part c, over the ranks in channel c's order.
 //
 // Channel c's order rotates every node's ranks by c G / C places (G ranks per node), so each

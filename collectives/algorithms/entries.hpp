@@ -18,6 +18,7 @@ AlgorithmEntry naive_entry();
 AlgorithmEntry binomial_entry();
 AlgorithmEntry tree_entry();
 AlgorithmEntry two_tree_entry();
+AlgorithmEntry nccl_tree_entry();
 AlgorithmEntry chain_entry();
 AlgorithmEntry recursive_doubling_entry();
 AlgorithmEntry rabenseifner_entry();

@@ -113,6 +113,11 @@ std::optional<double> ring(Collective c, Rank ranks, double n, const CostModel& 
   return ring.allreduce();
 }
 
+double rail_ring_drain(Rank ranks, double n, std::uint32_t channels, double gpu_Bps, double nic_Bps) {
+  const double wire = 2.0 * (ranks - 1.0) / ranks * n;
+  return std::max(wire / (channels * nic_Bps), wire / gpu_Bps);
+}
+
 }  // namespace collsim::closed_forms
 
 // The ring told as a stream (transfer_stream.hpp): the step rule of ring.hpp with the

@@ -29,7 +29,7 @@ grep -Eq '^collsim predict: 0 of 1 done, now ring 1G \(51% of 0.129 M transfers\
 # --algo nccl runs several candidates in one step: each is named, with its protocol.
 COLLSIM_PROGRESS=1 "$collsim" predict --preset dgx-h100 --algo nccl --bytes 1M > /dev/null 2> "$tmp/err" ||
   fail "nccl predict exited $?"
-for candidate in "ring, ll" "ring, simple" "two-tree, ll128" "nvls, simple"; do
+for candidate in "ring, ll" "ring, simple" "nccl-tree, ll128" "nvls, simple"; do
   grep -Eq "^collsim predict: 0 of 1 done, now nccl 1M: $candidate; [0-9.]+ s elapsed" "$tmp/err" ||
     fail "the candidate '$candidate' of --algo nccl is not named: $(head -c 400 "$tmp/err")"
 done

@@ -19,11 +19,11 @@ grep -q "^analytic:" <<< "$out" && fail "the analytic column's note with unlimit
 
 # --algo nccl: the choice in the table, CSV, JSON and nccl-tests comments.
 args=(predict --preset dgx-h100 --algo nccl --bytes 64K,1G)
-"$collsim" "${args[@]}" | grep -Eq '^ +64K +nccl \(two-tree\) +ll ' || fail "table: no 'nccl (two-tree)' row"
-[ "$("$collsim" "${args[@]}" --format csv | cut -d, -f2,9,18 | tail -n +2 | tr '\n' ' ')" = "nccl,ll,two-tree nccl,simple,nvls " ] ||
+"$collsim" "${args[@]}" | grep -Eq '^ +64K +nccl \(ring\) +ll ' || fail "table: no 'nccl (ring)' row"
+[ "$("$collsim" "${args[@]}" --format csv | cut -d, -f2,9,18 | tail -n +2 | tr '\n' ' ')" = "nccl,ll,ring nccl,simple,nvls " ] ||
   fail "csv: $("$collsim" "${args[@]}" --format csv)"
 "$collsim" "${args[@]}" --format json | grep -q '"runs": "nvls"' || fail "json: no runs"
-"$collsim" "${args[@]}" --format nccl-tests | grep -q '^# algorithm per size .*: 65536=nccl (two-tree, ll) 1073741824=nccl (nvls, simple)$' ||
+"$collsim" "${args[@]}" --format nccl-tests | grep -q '^# algorithm per size .*: 65536=nccl (ring, ll) 1073741824=nccl (nvls, simple)$' ||
   fail "nccl-tests: $("$collsim" "${args[@]}" --format nccl-tests | grep '^# algorithm')"
 
 # --detail: one title per row, each naming its row (ring, and nccl's choice of the ring).

@@ -198,7 +198,7 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
     }
   }
   CHECK(nccl_candidates(Collective::allreduce) ==
-        std::vector<std::string_view>{"ring", "two-tree", "nvls", "nvls-tree", "collnet"});
+        std::vector<std::string_view>{"ring", "nccl-tree", "nvls", "nvls-tree", "collnet"});
   CHECK(nccl_candidates(Collective::reduce_scatter) == std::vector<std::string_view>{"ring"});
   CHECK(nccl_candidates(Collective::broadcast) == std::vector<std::string_view>{"chain"});  // NCCL's ring from the root
 }

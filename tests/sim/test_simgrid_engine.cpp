@@ -173,7 +173,7 @@ TEST_CASE("SimGrid equals the flow engine for ring, tree and two-tree in channel
       "rail_optimized: true}\ntopology: {kind: xgft, m: [4, 4], w: [1, 4], link: a}\n";
   for (Rank p : {8u, 16u}) {
     const ClusterConfig c = cluster(yaml, p);
-    for (const char* algorithm : {"ring", "tree", "two-tree"})
+    for (const char* algorithm : {"ring", "tree", "two-tree", "nccl-tree"})
       for (std::uint32_t channels : {2u, 4u})
         for (std::uint64_t bytes : {1000003ull, 48ull << 20}) {
           INFO(algorithm << " P=" << p << " C=" << channels << ", " << bytes << " bytes");

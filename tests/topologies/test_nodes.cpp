@@ -41,6 +41,7 @@ NodesParams node_params(std::uint32_t nodes, std::uint32_t gpus, std::uint32_t n
   p.nics_per_node = nics;
   p.gpu_link = kGpu;
   p.nic_link = kNic;
+  p.pxn = false;  // each GPU's own NIC: the plain routes (PXN has its own tests)
   return p;
 }
 
@@ -223,6 +224,45 @@ TEST_CASE("Rail-optimized nodes on a fat-tree keep same-rail traffic under one l
   const Route cross_rail = route(f, 0, 2 * 4 + 1);  // up to the spine and down another leaf
   REQUIRE(is_path(net, cross_rail, f.fabric.endpoints[0], f.fabric.endpoints[9]));
   CHECK(cross_rail.size() == 6);
+}
+
+TEST_CASE("With PXN a route between nodes leaves by the NIC on the destination's rail, handed over the NVSwitch to its GPU") {
+  Network net = with_classes();
+  NodesParams p = node_params(4, 4, 4);
+  p.pxn.reset();  // the default on rail-optimized NVSwitch nodes
+  const NodesFabric f = build_nodes(net, p, build_xgft(net, k_ary_n_tree(4, 2, kFabric), RoutingMode::minimal, 0));
+  net.finalize();
+  CHECK_THAT(f.fabric.summary, Catch::Contains("4 NICs per node, rail-optimized, PXN"));
+  for (std::uint32_t s = 0; s < 4; ++s)
+    for (std::uint32_t rail = 0; rail < 4; ++rail) {
+      CAPTURE(s, rail);
+      const std::uint32_t t = 2 * 4 + rail;
+      const Route r = route(f, s, t);
+      REQUIRE(is_path(net, r, f.fabric.endpoints[s], f.fabric.endpoints[t]));
+      // GPU s (-> switch -> GPU rail) -> NIC rail -> leaf rail -> node 2's NIC rail -> its GPU rail
+      const std::size_t hand_off = s == rail ? 0 : 2;
+      REQUIRE(r.size() == 4 + hand_off);
+      CHECK(name(net, net.link(r[hand_off]).from) == fmt::format("n0.gpu{}", rail));
+      CHECK(name(net, net.link(r[hand_off]).to) == fmt::format("n0.nic{}", rail));
+      CHECK(slowest_link_Bps(net, r) == Approx(kNicBps));
+    }
+}
+
+TEST_CASE("With PXN shared NICs serve the destination's rail, and PXN needs an NVSwitch") {
+  Network net = with_classes();
+  NodesParams p = node_params(2, 8, 2);
+  p.pxn = true;
+  const NodesFabric f = build_nodes(net, p, dragonfly(net));
+  net.finalize();
+  for (std::uint32_t s = 0; s < 8; ++s)
+    for (std::uint32_t t = 8; t < 16; ++t) {
+      const Route r = route(f, s, t);
+      REQUIRE(is_path(net, r, f.fabric.endpoints[s], f.fabric.endpoints[t]));
+      CHECK(name(net, net.link(r[1]).to) == fmt::format("n0.nic{}", t % 8 * 2 / 8));  // GPU -> switch -> NIC
+    }
+  Network pcie = with_classes();
+  p.switch_name = "pcie";
+  CHECK_THROWS_WITH(build_nodes(pcie, p, dragonfly(pcie)), Catch::Contains("pxn: true hands data over NVLink"));
 }
 
 TEST_CASE("Bad node parameters throw naming the parameter") {

@@ -4,7 +4,7 @@
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive; with more ranks than
 # cores, a warning that says so (and none otherwise). At P = 4 also
-# hierarchical-ring (2 ranks per node) and ring, tree, two-tree in 2 channels; at P = 3 the other collectives, alltoall included.
+# hierarchical-ring and nccl-tree (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels; at P = 3 the other collectives, alltoall included.
 set -u
 collsim=$1
 ranks=$2
@@ -55,8 +55,9 @@ n=$(algorithms_of allreduce)
 check_run $(( (n + 1) * 3 )) "allreduce, every algorithm" --algo all --bytes 4,1028,64K
 if [ "$ranks" -eq 4 ]; then
   check_run 2 "hierarchical-ring" --algo hierarchical-ring --ranks-per-node 2 --bytes 4K,64K --no-reference
+  check_run 2 "nccl-tree: a chain in each node of 2" --algo nccl-tree --ranks-per-node 2 --bytes 4K,1028 --no-reference
   # channels: two instances on halves of the buffer, rank orders rotated within nodes of 2
-  check_run 6 "ring, tree, two-tree in 2 channels" --algo ring,tree,two-tree --channels 2 --ranks-per-node 2 \
+  check_run 8 "ring, tree, two-tree, nccl-tree in 2 channels" --algo ring,tree,two-tree,nccl-tree --channels 2 --ranks-per-node 2 \
     --bytes 4K,1028 --no-reference
 fi
 if [ "$ranks" -eq 3 ]; then

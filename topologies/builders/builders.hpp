@@ -113,7 +113,9 @@ Fabric build_dragonfly(Network& net, const DragonflyParams& p, RoutingMode mode,
 // Routes: same node -> the pair's own cable when it has one, else GPU, switch, GPU (and the
 // backplane; no forwarding through a third GPU, as CUDA peer copies do without NVLink);
 // otherwise GPU -> its NIC (via the switch when shared) -> fabric route -> the destination
-// GPU's NIC -> destination GPU.
+// GPU's NIC -> destination GPU. With PXN (`pxn`) the route leaves instead by the source node's
+// NIC on the destination NIC's rail: GPU -> (switch or peer cable) -> that NIC's GPU -> NIC,
+// so a transfer between nodes stays on one rail (a ring's channel keeps to its rail).
 // In-network reduction in a node's switch (NVLink SHARP, `reduction: nvls`): a reducer vertex
 // beside the switch, joined by two capacity links. switch -> reducer carries every byte the
 // switch reduces, at `throughput_Bps` shared by all of them, plus `latency_s`; reducer ->
@@ -141,6 +143,10 @@ struct NodesParams {
   std::vector<GpuPairLinks> peer_links;  // the same in every node; each pair at most once
   LinkClassId peer_link = 0;             // one link of a GPU pair (e.g. one NVLink 2)
   std::optional<SwitchReduction> reduction;  // the switch reduces (NVSwitch only)
+  // PXN: a transfer between nodes leaves by its node's NIC on the destination NIC's rail,
+  // handed over NVLink to that NIC's GPU. Unset: on where rail-optimized NICs (more than
+  // one) sit by an NVSwitch (build_nodes); true needs an NVSwitch.
+  std::optional<bool> pxn;
 };
 struct NodesFabric {
   Fabric fabric;                       // endpoints = GPUs, node-major; router over all

@@ -15,6 +15,10 @@
 // a link from the switch (.in) carrying what it reduces and one back to the switch (.out)
 // carrying the multicast (SwitchReduction in builders.hpp).
 //
+// With PXN (NCCL's PCI x NVLink, on by default on rail-optimized NVSwitch nodes) a transfer
+// to another node leaves by the NIC of its node on the destination NIC's rail: from GPU i to
+// GPU j of the next node, n.gpu{i} -> n.nvswitch -> n.gpu{j} -> n.nic{j} -> rail j -> ...
+//
 // With peer links (DGX-1 V100's hybrid cube-mesh) a node's GPUs are also cabled pairwise:
 //
 //     gpu0 ==== gpu3        == two NVLinks, -- one (cube-mesh: two quads joined 0-4, 1-5,
@@ -48,6 +52,7 @@ struct NodeLinks {
   std::vector<LinkId> nic_in, nic_out;   // into the NIC (from its GPU or the switch), out of it
 
   std::vector<LinkId> peer;              // [node * gpus^2 + a * gpus + b]: cable a -> b, or kNoLink
+  bool pxn = false;                      // between nodes, leave by the NIC on the destination's rail
 
   std::uint32_t node_of(std::uint32_t gpu) const { return gpu / gpus; }
   LinkId peer_link(std::uint32_t src, std::uint32_t dst) const {
@@ -74,9 +79,11 @@ class NodesRouter final : public Router {
       out.push_back(l_.gpu_down[d]);
       return;
     }
+    const std::uint32_t nic = leaving_nic(s, d);
     if (!l_.dedicated()) through_switch(s, out);
-    out.push_back(l_.nic_in[l_.nic_of(s)]);
-    fabric_->route(l_.nic[l_.nic_of(s)], l_.nic[l_.nic_of(d)], flow, out);
+    else if (nic != l_.nic_of(s)) to_proxy(s, nic % l_.nics + l_.node_of(s) * l_.gpus, out);
+    out.push_back(l_.nic_in[nic]);
+    fabric_->route(l_.nic[nic], l_.nic[l_.nic_of(d)], flow, out);
     out.push_back(l_.nic_out[l_.nic_of(d)]);
     if (l_.dedicated()) return;
     backplane(l_.node_of(d), out);
@@ -88,6 +95,23 @@ class NodesRouter final : public Router {
     if (v < l_.first_gpu || v - l_.first_gpu >= l_.gpu_up.size())
       throw Error(fmt::format("nodes routing: vertex {} is not one of its GPUs", v));
     return v - l_.first_gpu;
+  }
+  // The NIC a transfer from GPU s to GPU d of another node leaves by: s's own, or with PXN
+  // the NIC of s's node on the rail of d's NIC (its index within the node), so the transfer
+  // stays on one rail of the fabric (NCCL 2.12+, "PXN": PCI x NVLink).
+  std::uint32_t leaving_nic(std::uint32_t s, std::uint32_t d) const {
+    if (!l_.pxn) return l_.nic_of(s);
+    return l_.node_of(s) * l_.nics + l_.nic_of(d) % l_.nics;
+  }
+  // PXN's hand-off: GPU s writes into the memory of the GPU that owns the NIC (its peer cable,
+  // or through the switch), and that NIC reads it from there.
+  void to_proxy(std::uint32_t s, std::uint32_t proxy, std::vector<LinkId>& out) const {
+    if (const LinkId direct = l_.peer_link(s, proxy); direct != kNoLink) {
+      out.push_back(direct);
+      return;
+    }
+    through_switch(s, out);
+    out.push_back(l_.gpu_down[proxy]);
   }
   void through_switch(std::uint32_t gpu, std::vector<LinkId>& out) const {
     out.push_back(l_.gpu_up[gpu]);
@@ -138,6 +162,10 @@ void validate(const Network& net, const NodesParams& p, const Fabric& fabric) {
     if (id >= net.link_classes().size())
       throw Error(fmt::format("nodes: {} = {} is not a link class of the network", name, id));
   validate_peer_links(p);
+  if (p.pxn.value_or(false) && p.switch_name != "nvswitch")
+    throw Error(fmt::format("nodes: pxn: true hands data over NVLink through an NVSwitch, not a {} switch; drop 'pxn' "
+                            "or use switch: nvswitch",
+                            p.switch_name));
   if (p.reduction && p.switch_name != "nvswitch")
     throw Error(fmt::format("nodes: reduction: nvls needs an NVSwitch, not a {} switch (only NVSwitch gen3+ reduces: "
                             "NVLink SHARP); drop 'reduction' or use switch: nvswitch",
@@ -237,6 +265,14 @@ std::pair<VertexId, VertexId> cable_node(Network& net, const NodesParams& p, std
   return sw;
 }
 
+// PXN where the config asks for it, or by default where a node has several NICs on
+// separate rails and an NVSwitch to hand data to any of their GPUs (NCCL enables PXN by
+// default since 2.12; it hands over only on NVLink, never over PCIe).
+bool pxn_enabled(const NodesParams& p) {
+  if (p.pxn) return *p.pxn;
+  return p.nics_per_node > 1 && p.rail_optimized && p.switch_name == "nvswitch";
+}
+
 std::string plural(std::uint32_t n, std::string_view noun) {
   return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
@@ -255,7 +291,10 @@ std::string summary(const NodesParams& p, const Fabric& fabric) {
                                        p.switch_name, backplane, peers, reduction);
   if (fabric.endpoints.empty()) return head + ", no NICs";
   // With one NIC per node there are no rails to optimize.
-  const std::string layout = p.nics_per_node == 1 ? "" : p.rail_optimized ? ", rail-optimized" : ", node-major";
+  const std::string layout = p.nics_per_node == 1    ? ""
+                             : !p.rail_optimized     ? ", node-major"
+                             : pxn_enabled(p)        ? ", rail-optimized, PXN"
+                                                     : ", rail-optimized";
   return fmt::format("{}, {} per node{}, on: {}", head, plural(p.nics_per_node, "NIC"), layout, fabric.summary);
 }
 
@@ -267,6 +306,7 @@ NodesFabric build_nodes(Network& net, const NodesParams& p, Fabric fabric) {
   NodeLinks l;
   l.gpus = p.gpus_per_node;
   l.nics = p.nics_per_node;
+  l.pxn = pxn_enabled(p);
   l.first_gpu = VertexId(net.vertex_count());
   result.fabric.endpoints.reserve(std::size_t(p.nodes) * p.gpus_per_node);
   result.node_of.reserve(result.fabric.endpoints.capacity());

@@ -403,19 +403,19 @@ The three largest errors:
 
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
-- **The worst point is the source's, not the model's.** dgx-h100-32 (allreduce of 32 bytes)
-  measured 68.1 us where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64: one line
-  of NVIDIA's sample output, a glitch of that run, that no latency model can meet.
+- **The worst points are the TCPXO pair's** ("The cloud transports" below). Of the others, the worst,
+  dgx-h100-32 (allreduce of 32 bytes, -78%), is the source's, not the model's: it measured 68.1 us
+  where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64, one line of NVIDIA's
+  sample output, a glitch of that run, that no latency model can meet.
 - **Small and middle sizes: NCCL's runtime, now modelled in part.** Each GPU preset names
   `runtime: nccl` (docs/semantics.md, "The runtime"): a collective pays NCCL 2.30's base latency
   once and every step its per-step latency by protocol and transport (tuning.cc). That took the
-  median |error| up to 1 MiB from 70% to 32%. What is still missing: NCCL's tree on one node is a
-  chain of the node's GPUs (2 x 7 NVLink steps on eight GPUs, about 15 us at 8 bytes with LL,
-  where the floor measures 13-17 us), while collsim's `two-tree` is a flat binary tree of 3 levels
-  (10.4 us), so the single-node small rows stay about 35% fast; the channel count and per-channel
-  rate NCCL uses by size; the chunk, slice and loop structure of its pipeline, which puts the
-  half-way size of the bandwidth ramp near 16-32 MiB on these nodes where collsim has it near
-  4-8 MiB.
+  median |error| up to 1 MiB from 70% to 32%; NCCL's own tree (`nccl-tree`: a chain in each node,
+  a double binary tree across nodes) in `--algo nccl` in place of the flat two-tree took it to
+  27% (on one node an 8-GPU chain is slower than the ring there, so NCCL's choice at small sizes
+  is now the ring with LL). What is still missing: the channel count and per-channel rate NCCL
+  uses by size; the chunk, slice and loop structure of its pipeline, which puts the half-way size
+  of the bandwidth ramp near 16-32 MiB on these nodes where collsim has it near 4-8 MiB.
 - **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
   `gcp-a3mega-tcpxo` take their NICs' rates from AWS's and Google's instance pages (and EFA's
   efficiency from a published two-node libfabric measurement), but their per-message start-up
@@ -424,7 +424,9 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand; the
   A3 Mega pair's floor (about 120 us at the smallest sizes, where a ring crosses the network
   four times and a tree twice) says a TCPXO step costs several times that, which no published
-  point-to-point figure gives, so the TCPXO rows stay the worst class (75%).
+  point-to-point figure gives, so the TCPXO rows stay the worst class (79%; 75% before `nccl-tree`,
+  whose tree crosses the network once between two nodes where the flat two-tree crossed it at
+  several levels and so hid part of the missing cost).
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's

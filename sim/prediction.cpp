@@ -275,11 +275,13 @@ PredictionRecord predict_streamed(const PredictionRequest& r, const RunCosts& co
   return rec;
 }
 
+// A held schedule's run: the engine's time, the analytic column beside a contention engine,
+// the rates and bound, the closed form where `closed_form` (a built-in algorithm) has one.
 // `flat`: the model of the closed forms and the lower bound (on a topology, the rule's stand-in).
-PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs, const CostModel& flat,
-                              const std::string& algorithm, std::uint64_t bytes) {
-  const Schedule schedule = generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes));
-
+PredictionRecord price_held(const PredictionRequest& r, const RunCosts& costs, const CostModel& flat,
+                            const Schedule& schedule, bool closed_form) {
+  const std::string& algorithm = schedule.info().algorithm;
+  const std::uint64_t bytes = schedule.info().bytes;
   PredictionRecord rec = record_for(r, costs.protocol, algorithm, bytes);
   rec.runtime_s = costs.fixed_s;
   rec.segments = schedule.info().segments;
@@ -292,11 +294,17 @@ PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs,
     rec.analytic_s = find_engine(EngineKind::analytic).run(schedule, costs, r.run, flow) + costs.fixed_s;
   fill_rates(rec, r, costs, flat);
   // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
-  if (!engine.contention && r.run.one_port && rec.channels == 1)
+  if (closed_form && !engine.contention && r.run.one_port && rec.channels == 1)
     if (const std::optional<double> form = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments))
       rec.closed_form_s = *form + costs.fixed_s;
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);
   return rec;
+}
+
+PredictionRecord predict_held(const PredictionRequest& r, const RunCosts& costs, const CostModel& flat,
+                              const std::string& algorithm, std::uint64_t bytes) {
+  return price_held(r, costs, flat, generate_schedule(algorithm, schedule_request(r, find_algorithm(algorithm), bytes)),
+                    true);
 }
 
 // The flat model of the closed forms and the lower bound: the cost rule's stand-in (a flat
@@ -310,6 +318,7 @@ PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protoc
   if (r.on_candidate) r.on_candidate(algorithm, protocol);
   const RunCosts costs = run_costs(r, algorithm, protocol);
   const CostModel flat = flat_model(costs);
+  if (r.schedule) return price_held(r, costs, flat, *r.schedule, false);
   return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
                                                                : predict_held(r, costs, flat, algorithm, bytes);
 }
@@ -344,6 +353,19 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
 
 PredictionRecord predict_one(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   return algorithm == kNcclChoice ? predict_nccl(r, bytes) : predict_algorithm(r, algorithm, bytes);
+}
+
+// The user's schedule: it must be for this cluster's ranks and the request's collective.
+PredictionRecord predict_schedule(const PredictionRequest& r) {
+  const ScheduleInfo& info = r.schedule->info();
+  if (info.ranks != r.ranks)
+    throw Error(fmt::format("the schedule is for {} ranks and the cluster has {}: give --ranks {}", info.ranks, r.ranks,
+                            info.ranks));
+  if (info.collective != r.collective)
+    throw Error(fmt::format("the schedule is a {}, not a {}", to_string(info.collective), to_string(r.collective)));
+  PredictionRecord rec = predict_algorithm(r, info.algorithm, info.bytes);
+  rec.winner = true;  // the only candidate
+  return rec;
 }
 
 // Whether `algorithm` would run as a stream under the default policy (Streaming::when_large).
@@ -444,6 +466,7 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
   check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol()));
+  if (r.schedule) return {predict_schedule(r)};
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty())
     throw Error(fmt::format("no algorithm can run {} on {} ranks here (each left out above says why); give fewer --ranks",

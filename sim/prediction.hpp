@@ -107,6 +107,10 @@ struct PredictionRequest {
   // step runs several ("nccl" runs each of NCCL's algorithms with each protocol, protocol auto
   // each protocol), and of the one run otherwise; for a progress line to name it.
   std::function<void(std::string_view algorithm, const Protocol& protocol)> on_candidate;
+  // A schedule the user brought (`predict --schedule FILE`, proved by the checker first): the
+  // one candidate, at its own size, in place of `algorithms` and `sizes`; its algorithm name
+  // chooses the runtime's constants (sim/runtime.hpp), and it has no closed form.
+  std::shared_ptr<const Schedule> schedule;
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;

@@ -178,6 +178,8 @@ double parse_duration(std::string_view text) {
   throw Error(fmt::format("'{}' is not a time: write {}", text, kDurationForms));
 }
 
+std::string format_GBps_cell(double GBps, bool defined) { return defined ? fmt::format("{:.3f}", GBps) : "-"; }
+
 std::string format_seconds(double s) {
   if (s == 0) return "0 s";
   if (s < 1e-6) return fmt::format("{:.3g} ns", s * 1e9);

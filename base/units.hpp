@@ -24,6 +24,9 @@ std::string format_seconds(double seconds);                         // "12.3 us"
 inline constexpr double kBytesPerGB = 1e9;
 inline double to_GBps(double bytes_per_s) { return bytes_per_s / kBytesPerGB; }
 std::string format_rate(double bytes_per_s);  // "4.89 GB/s"; "2.1 TB/s" from 10 TB/s; "unbounded" for inf
+// A bandwidth column's cell: GB/s with 3 decimals, or "-" where it means nothing (`defined` false:
+// on one rank a collective moves no data, so it has no bus bandwidth, and a prediction no time).
+std::string format_GBps_cell(double GBps, bool defined);
 
 // Rates and times as datasheets write them, for config files. A rate is bytes/s, or a number
 // with a unit: bits (`400Gbps`, `400Gb/s`) or bytes (`50GB/s`, `50GBps`), prefixes k/K, M, G, T

@@ -142,8 +142,9 @@ void print_network(const ClusterConfig& c, const EngineEntry& engine) {
 
 void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
-  fmt::print("collsim predict: {} on {} ranks of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks, c.name,
-             engine.name, engine.model(r.run), why_engine(o, c));
+  fmt::print("collsim predict: {} on {} rank{} of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks,
+             r.ranks == 1 ? "" : "s", c.name, engine.name, engine.model(r.run), why_engine(o, c));
+  if (r.ranks == 1) fmt::print("on one rank a collective moves no data: no time, no bandwidth\n");
   print_network(c, engine);
   if (c.runtime == CollectiveRuntime::nccl)
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
@@ -222,9 +223,10 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
     const std::string algorithm = shown_name(rec, false);
-    fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12.3f} {:>12.3f} {:>9.2f}{}\n", size, algorithm,
-               by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s),
-               contention, rec.algbw_GBps, rec.busbw_GBps, rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
+    const bool moves_data = rec.ranks > 1;  // on one rank nothing moves: no bandwidth to show
+    fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9.2f}{}\n", size, algorithm,
+               by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s), contention,
+               format_GBps_cell(rec.algbw_GBps, moves_data), format_GBps_cell(rec.busbw_GBps, moves_data), rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
   }
   for (const std::string& d : details) fmt::print("\n{}", d);
@@ -238,9 +240,12 @@ void print_csv(const std::vector<PredictionRecord>& records) {
   fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,channels,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
              "lower_bound_s,closed_form_s,analytic_s,winner,runs\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
+  // On one rank nothing moves: the bandwidth fields are left empty, not 0.
+  auto rate = [](double GBps, Rank ranks) { return ranks > 1 ? fmt::format("{:.6g}", GBps) : std::string(); };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, to_string(r.engine), r.placement, r.segments, r.channels, r.protocol.name, r.transfers, r.time_s, r.algbw_GBps, r.busbw_GBps, r.lower_bound_s,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
+               r.bytes, to_string(r.engine), r.placement, r.segments, r.channels, r.protocol.name, r.transfers, r.time_s,
+               rate(r.algbw_GBps, r.ranks), rate(r.busbw_GBps, r.ranks), r.lower_bound_s,
                optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 

@@ -27,17 +27,18 @@ struct RunOptions {
 };
 
 void print_table(const ExecutionJob& job, const std::vector<Measurement>& ms) {
-  fmt::print("collsim run: {} on {} ranks, backend {}, {} timed iterations after {} warm-up; every result verified\n{}\n",
-             to_string(job.request.collective), job.request.ranks, job.backend, job.iterations, job.warmup,
+  fmt::print("collsim run: {} on {} rank{}, backend {}, {} timed iterations after {} warm-up; every result verified\n{}\n",
+             to_string(job.request.collective), job.request.ranks, job.request.ranks == 1 ? "" : "s", job.backend, job.iterations, job.warmup,
              job.request.channels > 1 ? fmt::format("channels: {} (ring, tree, two-tree, nccl-tree)\n", job.request.channels) : "");
   fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11} {:>11}\n", "size", "algorithm", "min", "median", "max",
              "algbw GB/s", "busbw GB/s");
   std::uint64_t previous = ~0ull;
   for (const Measurement& m : ms) {
     if (m.bytes != previous && previous != ~0ull) fmt::print("\n");
-    fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11.3f} {:>11.3f}\n", m.bytes != previous ? format_size(m.bytes) : "",
+    // On one rank no data crosses a link: the copy has an algbw, the bus none.
+    fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11.3f} {:>11}\n", m.bytes != previous ? format_size(m.bytes) : "",
                m.algorithm, format_seconds(m.min_s()), format_seconds(m.median_s()), format_seconds(m.max_s()),
-               m.algbw_GBps(), m.busbw_GBps());
+               m.algbw_GBps(), format_GBps_cell(m.busbw_GBps(), m.ranks > 1));
     previous = m.bytes;
   }
 }

@@ -26,6 +26,10 @@ std::string size_problem(const ScheduleSize& size, Rank ranks) {
     return fmt::format("{:.2g} (rank, element) records to track ({} elements per rank), more than the {:.0e} "
                        "(~8 bytes each) that fit in memory",
                        ranks * size.elements, size.elements, kMaxElementRecords);
+  if (size.dependencies > kMaxDependencies)
+    return fmt::format("about {:.2g} dependencies (each switch result read by every rank it sums), more than the {:.0e} "
+                       "(~4 bytes each) that fit in memory",
+                       size.dependencies, kMaxDependencies);
   if (size.element_visits > kMaxElementVisits)
     return fmt::format("about {:.2g} element visits, more than the {:.0e} (about a minute) a build may take",
                        size.element_visits, kMaxElementVisits);
@@ -107,7 +111,7 @@ ScheduleRequest one_channel(const AlgorithmEntry& algorithm, const ScheduleReque
 ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   const ScheduleSize one = algorithm.size_bound(one_channel(algorithm, request));
   const double c = channels_of(request);
-  return {c * one.transfers, c * one.elements, c * one.element_visits};
+  return {c * one.transfers, c * one.elements, c * one.element_visits, c * one.dependencies};
 }
 
 void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {

@@ -28,11 +28,14 @@ struct ScheduleRequest {
 using Generator = Schedule (*)(const ScheduleRequest&);
 // What building a schedule costs, bounded from above before generating it (segments
 // resolved): its transfers, the elements each rank's buffer is cut into (the builder and the
-// checker keep a record per rank and element), and the element visits of its transfers.
+// checker keep a record per rank and element), the element visits of its transfers, and its
+// dependencies where they outgrow the transfers (a switch's result read by M ranks depends on
+// all M contributions: M^2 per segment; 0 where a transfer has a few).
 struct ScheduleSize {
   double transfers = 0;
   double elements = 0;
   double element_visits = 0;
+  double dependencies = 0;
 };
 using SizeBound = ScheduleSize (*)(const ScheduleRequest&);
 // A pipelined algorithm's segment count when the request leaves it at 0.
@@ -43,6 +46,7 @@ using SegmentRule = std::uint32_t (*)(const ScheduleRequest&);
 // 10-20 M per second.
 inline constexpr double kMaxScheduleTransfers = 1e8;
 inline constexpr double kMaxElementRecords = 5e8;
+inline constexpr double kMaxDependencies = 5e8;  // 4 bytes each in the IR, twice that while sorted
 inline constexpr double kMaxElementVisits = 5e8;
 // The most channels a schedule runs: NCCL's MAXCHANNELS (src/include/device.h, 2.19+: 64).
 inline constexpr std::uint32_t kMaxChannels = 64;

@@ -108,8 +108,7 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const Tran
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
   if (s.info().reducers > 0)
-    throw Error(fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node "
-                            "switch reduces (--preset dgx-h100)", s.info().algorithm));
+    throw Error(flat_network_has_no_switch(s.info().algorithm));
   const CostModel sent = with_protocol(cost, options.protocol);
   const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
   const auto gamma = [&cost](Rank, std::uint64_t, bool) { return cost.gamma_s_per_byte; };

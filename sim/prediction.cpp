@@ -126,22 +126,34 @@ std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
   return names;
 }
 
+// A named in-network algorithm needs its reducing switches here: refused before any other runs.
+void require_switches(const PredictionRequest& r, const std::string& name) {
+  const AlgorithmEntry& a = find_algorithm(name);
+  if (a.has_switches(switches_reduce(r), r.cost.ranks_per_node)) return;
+  const bool fabric = a.in_network == InNetwork::fabric;
+  r.topology->require_reducers(a.name, !fabric || r.cost.ranks_per_node > 1, fabric);
+}
+
 // Named algorithms must fit, held or streamed, at every size, checked before any runs (holding_for
 // says why not); "all" and "auto" leave out, with a note, those that cannot run at some size.
 std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string> names = expand_with_nccl(r);
     for (const std::string& name : names)
-      if (name != kNcclChoice)
+      if (name != kNcclChoice) {
+        require_switches(r, name);
         for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
+      }
     return names;
   }
   std::vector<std::string> names =
       expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node, switches_reduce(r));
   const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
   if (!every) {
-    for (const std::string& name : names)
+    for (const std::string& name : names) {
+      require_switches(r, name);
       for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
+    }
     return names;
   }
   std::erase_if(names, [&](const std::string& name) {
@@ -513,6 +525,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"lower_bound_s", r.lower_bound_s},
                       {"winner", r.winner},
                       {"streamed", r.streamed}};
+  if (r.ranks <= 1) j["algbw_GBps"] = j["busbw_GBps"] = nullptr;  // on one rank nothing moves
   j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
   if (r.analytic_s) j["analytic_s"] = *r.analytic_s;
   return j;

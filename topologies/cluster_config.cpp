@@ -1,6 +1,7 @@
 // topologies/cluster_config.cpp — YAML cluster files via yaml-cpp: read, check, build.
 #include "topologies/cluster_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -417,6 +418,11 @@ ClusterConfig read_cluster(const ConfigReader& in, const YAML::Node& root) {
 // cost exponential time; nesting deeper than any cluster needs is refused for the same reason.
 constexpr std::size_t kMaxExpandedNodes = 4'000'000;  // a 16 MiB file of plain YAML holds fewer
 constexpr int kMaxNesting = 32;
+// yaml-cpp spends about 500 bytes and several microseconds on each node it loads: a 16 MiB list
+// of numbers takes a minute and gigabytes before any reader sees it. A cluster needs far fewer
+// values (its longest list, an explicit placement, holds one per rank), so the text's values
+// are counted first, without building anything.
+constexpr std::size_t kMaxTextValues = 1'000'000;
 
 // Counts the nodes as the readers will visit them (an alias once per use), stopping at the
 // bound: linear in the bound whatever the aliases multiply to.
@@ -457,6 +463,23 @@ std::size_t indentation_too_deep(const std::string& text) {
   return 0;
 }
 
+// The line where the text's values (lines with content, plus the commas of flow collections:
+// at least one value each) first pass kMaxTextValues, or 0.
+std::size_t too_many_values_line(const std::string& text) {
+  std::size_t values = 0;
+  std::size_t line = 1;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view l = std::string_view(text).substr(at, end - at);
+    at = end + 1;
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || l[first] == '#') continue;
+    values += 1 + std::size_t(std::count(l.begin(), l.end(), ','));
+    if (values > kMaxTextValues) return line;
+  }
+  return 0;
+}
+
 // The line of a document marker ('---' at the start of a line) after the first document's
 // content, or 0. Read from the text: yaml-cpp's LoadAll can loop without bound on some broken
 // files, and Load reads the first document only.
@@ -484,6 +507,10 @@ YAML::Node load_one_document(const std::string& text, const std::string& origin)
     throw fail(line, fmt::format("nested deeper than {} levels: a cluster file is a few levels of keys (a corrupt or "
                                  "hostile file?)",
                                  kMaxNesting));
+  if (const std::size_t line = too_many_values_line(text); line > 0)
+    throw fail(line, fmt::format("more than {} values: a cluster file holds a few hundred (an explicit placement one "
+                                 "per rank); describe a large cluster by its topology kind and counts instead",
+                                 kMaxTextValues));
   if (const std::size_t line = second_document_line(text); line > 0)
     throw fail(line, "a second YAML document ('---'): a cluster file holds one cluster; give one file per cluster");
   YAML::Node root;

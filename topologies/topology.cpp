@@ -73,20 +73,31 @@ ReducersUsed reducers_used(const Schedule& s) {
 
 }  // namespace
 
+void Topology::require_reducers(std::string_view algorithm, bool node, bool fabric) const {
+  if ((node || fabric) && flat) throw Error(flat_network_has_no_switch(algorithm));
+  if (node && node_reducers.empty())
+    throw Error(fmt::format("{} reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP "
+                            "needs an NVSwitch marked 'reduction: nvls' in the config's nodes section (H100, GB200); "
+                            "pick another algorithm",
+                            algorithm));
+  if (fabric && !fabric_reducer)
+    throw Error(fmt::format("{} reduces in the fabric's switches, but this cluster's fabric does not reduce: "
+                            "InfiniBand SHARP needs 'reduction: sharp' in the config's topology section (Quantum-2 "
+                            "NDR and later); pick another algorithm",
+                            algorithm));
+}
+
+std::string flat_network_has_no_switch(std::string_view algorithm) {
+  return fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node switch "
+                     "reduces (--preset dgx-h100)",
+                     algorithm);
+}
+
 void Topology::check_reducers(const Schedule& s) const {
   const ScheduleInfo& info = s.info();
   if (info.reducers == 0) return;
   const ReducersUsed used = reducers_used(s);
-  if (used.nodes > 0 && node_reducers.empty())
-    throw Error(fmt::format("{} reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP "
-                            "needs an NVSwitch marked 'reduction: nvls' in the config's nodes section (H100, GB200); "
-                            "pick another algorithm",
-                            info.algorithm));
-  if (used.fabric && !fabric_reducer)
-    throw Error(fmt::format("{} reduces in the fabric's switches, but this cluster's fabric does not reduce: "
-                            "InfiniBand SHARP needs 'reduction: sharp' in the config's topology section (Quantum-2 "
-                            "NDR and later); pick another algorithm",
-                            info.algorithm));
+  require_reducers(info.algorithm, used.nodes > 0, used.fabric);
   if (info.ranks != ranks())
     throw Error(fmt::format("{}: the schedule has {} ranks but the topology places {}", info.algorithm, info.ranks,
                             ranks()));

@@ -122,6 +122,12 @@ class Topology {
   // and node reducer k stays on node k: "nvls needs ...", naming the problem and what to do.
   // Any rank may use the fabric's reducer.
   void check_reducers(const Schedule& schedule) const;
+  // Throws Error, with what to do, unless the switches an in-network `algorithm` reduces in exist
+  // here: a node switch that reduces (`node`), the fabric's (`fabric`). Checked before any run.
+  void require_reducers(std::string_view algorithm, bool node, bool fabric) const;
 };
+
+// "<algorithm> reduces in the switch, and a flat network has no switch: ..." (the one wording).
+std::string flat_network_has_no_switch(std::string_view algorithm);
 
 }  // namespace collsim

@@ -71,10 +71,14 @@ Schedule collnet(const ScheduleRequest& request) {
 }
 
 // Per rank and segment: G + 1 transfers of the node's reduce-scatter, one up to the SHARP
-// switch and one back, G of the multicast (its write and G - 1 copies).
+// switch and one back, G of the multicast (its write and G - 1 copies). Each of the M copies
+// back from the SHARP switch depends on all M reductions into it: G S M^2 dependencies, which
+// outgrow the transfers across thousands of nodes (2,048 nodes, 64 segments: 2e9).
 ScheduleSize collnet_size(const ScheduleRequest& r) {
-  const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(r.ranks * r.segments * (2 * g + 3), cut(r, g * r.segments));
+  const double g = std::max<Rank>(r.ranks_per_node, 1), m = double(r.ranks) / g;
+  ScheduleSize size = one_pass(r.ranks * r.segments * (2 * g + 3), cut(r, g * r.segments));
+  size.dependencies = g * r.segments * m * m;
+  return size;
 }
 
 // G = 1 (M nodes of one rank): nvls's pipeline with the SHARP switch for the NVSwitch, on the

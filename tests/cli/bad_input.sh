@@ -166,6 +166,15 @@ with open(sys.argv[1], 'w') as f:
 " "$tmp/many.yaml"
 expect "link_classes.c299999.bandwidth_Bps" predict --config "$tmp/many.yaml"
 expect "link_classes.c299999.bandwidth_Bps" topo "$tmp/many.yaml"
+# A list of 4 million numbers (16 MB, under the byte bound) would take yaml-cpp gigabytes: the
+# values are counted in the text first and the file refused at once, naming the line.
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('name: list\\nranks: 8\\nlinks:\\n  inter_node: {alpha_s: 1.0e-6, bandwidth_Bps: 1.0e+9}\\nextra:\\n')
+    f.write('- 1\\n' * 4000000)
+" "$tmp/list.yaml"
+expect "list.yaml:1000000: more than 1000000 values" predict --config "$tmp/list.yaml"
 
 # Outputs checked before the work: an unwritable -o fails before measuring or fitting.
 expect "its folder '$tmp/none' does not exist" calibrate --measured "$tmp/ring.log" --preset dgx-h100 -o "$tmp/none/fit.yaml"

@@ -35,5 +35,13 @@ for protocol in simple auto; do
   grep -q '^nccl (ring) 1M, ' <<< "$titles" || fail "--detail --protocol $protocol: nccl's row not named: $titles"
 done
 
+# One rank moves no data: its bandwidths are "-" (table), empty (CSV), null (JSON), never 0.
+one=(predict --ranks 1 --bandwidth 25e9 --alpha 1e-6 --algo ring --bytes 1M)
+"$collsim" "${one[@]}" | grep -Eq '^ +1M +ring +0 s +- +- ' || fail "one rank, table: $("$collsim" "${one[@]}")"
+"$collsim" "${one[@]}" | grep -q '^collsim predict: allreduce on 1 rank of ' || fail "one rank: 'ranks' in the title"
+[ "$("$collsim" "${one[@]}" --format csv | tail -1 | cut -d, -f12,13)" = "," ] ||
+  fail "one rank, csv: $("$collsim" "${one[@]}" --format csv)"
+"$collsim" "${one[@]}" --format json | grep -q '"busbw_GBps": null' || fail "one rank, json: busbw not null"
+
 [ "$failed" = 0 ] && echo "table messages: ok"
 exit "$failed"

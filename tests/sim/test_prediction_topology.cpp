@@ -147,3 +147,20 @@ TEST_CASE("on a flat network the flow engine agrees with its classes where no ca
   const PredictionRecord rec = predict(naive)[0];
   REQUIRE(rec.time_s > 1.5 * *rec.analytic_s);
 }
+
+TEST_CASE("An in-network algorithm named where no switch reduces is refused before any other algorithm runs") {
+  const ClusterConfig c = star(8, 0);
+  for (const char* names : {"ring,nvls", "two-tree,collnet", "ring,nvls-tree"}) {
+    INFO(names);
+    PredictionRequest r = request(c, "ring", 1 << 20);
+    r.algorithms.clear();
+    for (std::string_view rest = names; !rest.empty();) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      r.algorithms.emplace_back(rest.substr(0, comma));
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+    std::size_t started = 0;
+    CHECK_THROWS_WITH(predict(r, [&](const PredictionStep&) { ++started; }), Catch::Contains("not reduce"));
+    CHECK(started == 0);  // refused before the first algorithm began
+  }
+}

@@ -16,6 +16,7 @@ void add_topo_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);  // sweep and the hidden sweep-worker
 
 // --timeout, --hostfile and --mpirun-arg, the same for run, calibrate and validate
 // (launch.timeout_s holds the command's default on entry).

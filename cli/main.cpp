@@ -49,7 +49,8 @@ std::string unknown_subcommand(const CLI::App& app, const std::string& word) {
   std::string best;
   std::size_t best_distance = ~std::size_t(0);
   std::string all;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+  // hidden subcommands (sweep-worker, the sweep's own) are neither suggested nor listed
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
     const std::size_t d = edit_distance(word, sub->get_name());
     if (d < best_distance) best_distance = d, best = sub->get_name();
     all += (all.empty() ? "" : ", ") + sub->get_name();
@@ -65,7 +66,7 @@ std::string parse_error_line(const CLI::ParseError& e, const CLI::App& app, int 
   std::string what = e.what();
   if (dynamic_cast<const CLI::RequiredError*>(&e) && what == "A subcommand is required") {
     if (argc > 1 && argv[1][0] != '-') return unknown_subcommand(app, argv[1]);
-    return "give a subcommand: predict, explain, schedule, check, algorithms, topo, run, calibrate or validate "
+    return "give a subcommand: predict, explain, schedule, check, algorithms, topo, run, calibrate, validate or sweep "
            "(see collsim --help)";
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_run_command(app);
   collsim::cli::add_calibrate_command(app);
   collsim::cli::add_validate_command(app);
+  collsim::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -146,3 +146,17 @@ def predict(algorithms="all", sizes=None, *, preset=None, config_yaml=None, flat
         if trace:
             args += ["--trace", trace]
         return pd.DataFrame(json.loads(_cli(*args)))
+
+
+def sweep(file, out, workers=0):
+    """Every point of a sweep file (configs/sweeps/README.md) priced on `workers` local processes (0: one per
+    core), as `collsim sweep FILE -o OUT`: results.csv as a DataFrame. Refused points are rows with their status
+    and error, not exceptions."""
+    if _module:
+        return _module.sweep(str(file), str(out), workers=workers)
+    args = [_binary(), "sweep", str(file), "-o", str(out)] + (["--workers", str(workers)] if workers else [])
+    done = subprocess.run(args, capture_output=True, text=True)
+    results = Path(out) / "results.csv"
+    if done.returncode not in (0, 2) or not results.is_file():  # 2 with a table: some points refused
+        raise RuntimeError(done.stderr.strip())
+    return pd.read_csv(results, dtype={"hash": str})

@@ -23,6 +23,7 @@
 #include "sim/protocol.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
+#include "sweep/sweep_run.hpp"
 #include "validate/validation_run.hpp"
 
 namespace py = pybind11;
@@ -274,6 +275,44 @@ void bind_validation(py::module_& m) {
         "schedules, write the report folder; returns its rows and summary. worker_dir: the build's bin/ by default");
 }
 
+// ---- sweeps --------------------------------------------------------------------------------
+
+// The sweep's workers run `collsim sweep-worker`: the build's collsim, found as the MPI workers are.
+std::string sweep_worker_dir() {
+  const std::string module = py::module_::import("collsim").attr("__file__").cast<std::string>();
+  const std::filesystem::path beside = std::filesystem::path(module).parent_path().parent_path() / "bin";
+  if (std::filesystem::exists(beside / "collsim")) return beside.string();
+  return COLLSIM_BUILD_BIN_DIR;
+}
+
+// As `collsim sweep FILE -o OUT`: the results table as a pandas DataFrame (its folder, with the
+// pictures and summary, in attrs["folder"]). Refused and failed points are rows with their
+// status and error, as in results.csv, not exceptions.
+py::object sweep_here(const std::string& file, const std::string& out, unsigned workers, Rank mpi, bool resume,
+                      const std::string& hostfile, const std::string& worker_dir) {
+  const Sweep sweep = load_sweep(file);
+  SweepOptions o;
+  o.out = out.empty() ? std::filesystem::path(sweep.name + "-sweep") : std::filesystem::path(out);
+  o.workers = workers;
+  o.mpi_ranks = mpi;
+  o.resume = resume;
+  o.launch.hostfile = hostfile;
+  o.launch.worker_dir = worker_dir.empty() ? sweep_worker_dir() : worker_dir;
+  run_sweep(sweep, o);
+  py::object frame = py::module_::import("pandas").attr("read_csv")((o.out / kResultsFile).string(),
+                                                                    py::arg("dtype") = py::dict(py::arg("hash") = "str"));
+  frame.attr("attrs")["folder"] = o.out.string();
+  return frame;
+}
+
+void bind_sweep(py::module_& m) {
+  m.def("sweep", &sweep_here, py::arg("file"), py::arg("out") = "", py::arg("workers") = 0, py::arg("mpi") = 0,
+        py::arg("resume") = false, py::arg("hostfile") = "", py::arg("worker_dir") = "",
+        "As `collsim sweep FILE -o OUT` (configs/sweeps/README.md): every point of the sweep file on `workers` local "
+        "processes (0: one per core) or under mpirun with `mpi` ranks; returns results.csv as a pandas DataFrame. out: "
+        "the folder (default NAME-sweep); resume: keep the rows already there that still hold");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(collsim, m) {
@@ -296,4 +335,5 @@ PYBIND11_MODULE(collsim, m) {
   bind_schedule(m);
   bind_cluster(m);
   bind_validation(m);
+  bind_sweep(m);
 }

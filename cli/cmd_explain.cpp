@@ -165,8 +165,8 @@ void add_explain_command(CLI::App& app) {
   add_format_option(*cmd, options->format, false);
   cmd->add_option("--svg", options->svg, "Also draw the schedule (ranks x steps, and the trees of tree/two-tree) as SVG");
   add_brought_schedule_options(*cmd, options->brought, "explain instead of ALGO, at its own ranks and size",
-                               {"algorithm", "--ranks", "--collective", "--bytes", "--segments", "--ranks-per-node",
-                                "--channels", "--root"});
+                               {"algorithm", "--ranks", "--collective", "--segments", "--ranks-per-node", "--channels",
+                                "--root"});
   cmd->callback([options] {
     const Schedule s = explained_schedule(*options);
     if (!options->svg.empty()) write_svg(s, options->svg);

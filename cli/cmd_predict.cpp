@@ -491,7 +491,7 @@ void add_predict_command(CLI::App& app) {
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   add_brought_schedule_options(*cmd, o.schedule, "predict instead of --algo, at its own collective and size",
-                               {"--algo", "--bytes", "--collective", "--segments", "--channels"});
+                               {"--algo", "--collective", "--segments", "--channels"});
   add_choice_option(*cmd, "--stream", o.stream,
                     {{"auto", Streaming::when_large}, {"always", Streaming::always}, {"never", Streaming::never}},
                   fmt::format("Flow engine, ring and hierarchical-ring: run the schedule as a stream, not held (memory: "

@@ -132,7 +132,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--no-reference", o.no_reference, "Do not time the library's own collective (MPI_Allreduce, ncclAllReduce)");
   add_format_option(*cmd, o.format);
   add_brought_schedule_options(*cmd, o.brought, "execute instead of --algo, at its own collective, ranks and size",
-                               {"--algo", "--bytes", "--collective", "--segments", "--ranks-per-node", "--channels"});
+                               {"--algo", "--collective", "--segments", "--ranks-per-node", "--channels"});
   cmd->callback([options] { run(*options); });
 }
 

@@ -165,7 +165,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
   cmd->add_option("-o,--out", o.out, "Report folder, replaced as a whole (default: validate/results/<platform>)");
   add_brought_schedule_options(*cmd, o.brought, "execute and predict instead of --algo, at its own ranks and size",
-                               {"--algo", "--bytes", "--measured"});
+                               {"--algo", "--measured"});
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);
   cmd->callback([options, cmd] {

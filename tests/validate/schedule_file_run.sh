@@ -2,7 +2,8 @@
 # tests/validate/schedule_file_run.sh COLLSIM — `run --schedule FILE` and `validate --schedule
 # FILE` on MPI ranks: a schedule written by `collsim schedule` and read back runs as the
 # built-in algorithm runs (the same row but for its times: segments, transfers, every result
-# verified), and validate predicts and measures it as one case; a schedule whose chunks are not
+# verified), and validate predicts and measures it as one case; collsim's ring for 4 ranks
+# written as MSCCL XML runs verified with `run --msccl-xml`; a schedule whose chunks are not
 # whole 4-byte floats, one the checker refuses, and a --ranks that is not the schedule's exit 2
 # with one line.
 set -u
@@ -29,6 +30,13 @@ same_run ring allreduce 2 64K
 same_run two-tree allreduce 2 4K
 same_run rabenseifner allreduce 3 1200
 same_run bruck alltoall 2 4K
+
+# MSCCL XML: the ring for 4 ranks, written out and run, every result verified
+"$collsim" schedule ring --ranks 4 --bytes 64K --format msccl-xml -o "$tmp/ring.xml"
+"$collsim" run --backend mpi --msccl-xml "$tmp/ring.xml" --bytes 64K --iters 2 --warmup 1 --no-reference --format csv \
+  2> "$tmp/err" | cut -d, -f1-8,14 > "$tmp/xml.csv"
+[ "$(tail -n 1 "$tmp/xml.csv")" = "allreduce,ring,mpi,4,65536,1,24,2,1" ] ||
+  fail "run --msccl-xml ring.xml: $(cat "$tmp/xml.csv") $(grep -v warning "$tmp/err")"
 
 # validate: one case, predicted and measured, the report naming the schedule
 "$collsim" schedule ring --ranks 2 --bytes 64K -o "$tmp/r2.json"

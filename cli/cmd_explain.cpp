@@ -1,6 +1,7 @@
 // cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
 // every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree (and
-// chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp).
+// chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp). With
+// `--schedule FILE` the user's schedule, proved, in place of a built-in's.
 #include <iostream>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "base/units.hpp"
+#include "cli/brought_schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "collectives/algorithms/channels.hpp"
@@ -23,11 +25,21 @@ struct ExplainOptions {
   ScheduleOptions schedule;
   Format format = Format::table;
   std::string svg;  // also draw the schedule into this file
+  BroughtSchedule brought;  // --schedule FILE instead of ALGO --ranks P
 };
+
 
 // Enough bytes that every chunk of the algorithm is at least one byte.
 std::uint64_t teaching_bytes(const ScheduleOptions& o) {
   return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * std::max<std::uint32_t>(o.channels, 1) * 2;
+}
+
+// The built-in algorithm's schedule at teaching size, or the brought one as it is.
+Schedule explained_schedule(const ExplainOptions& o) {
+  if (o.brought.given()) return *load_brought_schedule(o.brought);
+  if (o.schedule.algorithm.empty()) throw Error("algorithm is required: explain ALGO --ranks P, or explain --schedule FILE");
+  if (o.schedule.ranks == 0) throw Error("--ranks is required with an algorithm (or give --schedule FILE alone)");
+  return generate_schedule(o.schedule.algorithm, o.schedule.request(teaching_bytes(o.schedule)));
 }
 
 std::string join(const std::vector<Rank>& v) {
@@ -149,11 +161,14 @@ void write_svg(const Schedule& s, const std::string& path) { write_text_file(pat
 void add_explain_command(CLI::App& app) {
   auto options = std::make_shared<ExplainOptions>();
   CLI::App* cmd = app.add_subcommand("explain", "Show every rank's chunks after each step (seeds' notation)");
-  add_schedule_options(*cmd, options->schedule, false);
+  add_schedule_options(*cmd, options->schedule, false, false);  // ALGO --ranks P unless --schedule
   add_format_option(*cmd, options->format, false);
   cmd->add_option("--svg", options->svg, "Also draw the schedule (ranks x steps, and the trees of tree/two-tree) as SVG");
+  add_brought_schedule_options(*cmd, options->brought, "explain instead of ALGO, at its own ranks and size",
+                               {"algorithm", "--ranks", "--collective", "--segments", "--ranks-per-node", "--channels",
+                                "--root"});
   cmd->callback([options] {
-    const Schedule s = generate_schedule(options->schedule.algorithm, options->schedule.request(teaching_bytes(options->schedule)));
+    const Schedule s = explained_schedule(*options);
     if (!options->svg.empty()) write_svg(s, options->svg);
     Explanation x;
     try {

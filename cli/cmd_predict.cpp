@@ -14,11 +14,10 @@
 #include "base/error.hpp"
 #include "base/progress_line.hpp"
 #include "base/units.hpp"
+#include "cli/brought_schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "collectives/algorithm.hpp"
-#include "collectives/checker.hpp"
-#include "collectives/schedule_json.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/flow_report.hpp"
@@ -42,7 +41,7 @@ struct PredictOptions {
   std::uint32_t segments = 0, channels = 0;
   std::uint64_t placement_seed = 1;
   std::string trace;
-  std::string schedule;  // --schedule FILE: the user's schedule instead of --algo/--bytes
+  BroughtSchedule schedule;  // --schedule FILE: the user's schedule instead of --algo/--bytes
   Streaming stream = Streaming::when_large;
   std::optional<Protocol> protocol = simple_protocol();  // none: auto
   bool detail = false;
@@ -343,15 +342,10 @@ struct FlowOutputs {
   std::vector<nlohmann::json> json;
 };
 
-// --schedule FILE: read (the loader checks its structure), proved as `check --file` proves it,
-// and made the request's one candidate, whose collective and size are the schedule's.
-std::shared_ptr<const Schedule> proved_schedule(const std::string& path, PredictionRequest& r) {
-  auto schedule = std::make_shared<const Schedule>(load_schedule(path));
-  try {
-    check_schedule(*schedule);
-  } catch (const Error& e) {
-    throw Error(fmt::format("schedule '{}' is not a correct {}: {}", path, to_string(schedule->info().collective), e.what()));
-  }
+// --schedule FILE: proved, and made the request's one candidate, whose collective and size are
+// the schedule's.
+std::shared_ptr<const Schedule> proved_schedule(const BroughtSchedule& brought, PredictionRequest& r) {
+  std::shared_ptr<const Schedule> schedule = load_brought_schedule(brought);
   r.collective = schedule->info().collective;
   r.sizes = {schedule->info().bytes};
   return schedule;
@@ -377,7 +371,7 @@ void run(const PredictOptions& o) {
   r.run.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
   r.streaming = o.stream;
-  if (!o.schedule.empty()) r.schedule = proved_schedule(o.schedule, r);
+  if (o.schedule.given()) r.schedule = proved_schedule(o.schedule, r);
   FlowOutputs flow(o, cluster, r);
   std::vector<PredictionRecord> records;
   {
@@ -501,11 +495,8 @@ void add_predict_command(CLI::App& app) {
                     "fastest per algorithm and size)");
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
-  auto* schedule = cmd->add_option("--schedule", o.schedule,
-                                   "A schedule JSON (collsim schedule -o, docs/schedule-format.md) to predict instead of "
-                                   "--algo: proved by the checker, then run at its own collective and size");
-  for (const char* other : {"--algo", "--bytes", "--collective", "--segments", "--channels"})
-    schedule->excludes(cmd->get_option(other));
+  add_brought_schedule_options(*cmd, o.schedule, "predict instead of --algo, at its own collective and size",
+                               {"--algo", "--collective", "--segments", "--channels"});
   add_choice_option(*cmd, "--stream", o.stream,
                     {{"auto", Streaming::when_large}, {"always", Streaming::always}, {"never", Streaming::never}},
                   fmt::format("Flow engine, ring and hierarchical-ring: run the schedule as a stream, not held (memory: "

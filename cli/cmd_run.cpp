@@ -1,5 +1,6 @@
 // cli/cmd_run.cpp — `collsim run`: execute schedules for real on a backend, verify
-// every result, and print min / median / max time with nccl-tests algbw and busbw.
+// every result, and print min / median / max time with nccl-tests algbw and busbw. With
+// `--schedule FILE` the user's schedule, proved, in place of the built-in algorithms.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "base/error.hpp"
 #include "base/units.hpp"
+#include "cli/brought_schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "validate/execution_runs.hpp"
@@ -24,6 +26,7 @@ struct RunOptions {
   LaunchOptions launch;  // --timeout default 60 s
   bool no_reference = false;
   Format format = Format::table;
+  BroughtSchedule brought;  // --schedule FILE: the one case, at its own ranks and size
 };
 
 void print_table(const ExecutionJob& job, const std::vector<Measurement>& ms) {
@@ -81,16 +84,19 @@ void run(const RunOptions& o) {
   job.iterations = o.iterations;
   job.warmup = o.warmup;
   job.reference = !o.no_reference;
+  if (o.brought.given()) bring_schedule(job.request, load_brought_schedule(o.brought));
+  else if (o.ranks == 0) throw Error("--ranks is required (or --schedule FILE, which has its own)");
   const std::vector<Measurement> ms = execute(job, o.launch);
   // Said of the times, so after a run that gave some (a failed run's one line stays its error).
   // More MPI ranks than cores on this one machine: Open MPI is told to oversubscribe (the
   // launcher), and the ranks take turns on the cores, which their times then include.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if ((o.backend == "mpi" || o.backend == "mpi+cuda") && o.launch.hostfile.empty() && o.ranks > cores)
+  const Rank ranks = job.request.ranks;
+  if ((o.backend == "mpi" || o.backend == "mpi+cuda") && o.launch.hostfile.empty() && ranks > cores)
     fmt::print(stderr,
                "collsim run: warning: {} ranks on the {} cores of this machine: ranks take turns on a core, so the times "
                "include waiting for one (give --ranks {} or fewer, or a --hostfile)\n",
-               o.ranks, cores, cores);
+               ranks, cores, cores);
   spread_warning(ms);
   switch (o.format) {
     case Format::table: print_table(job, ms); break;
@@ -114,7 +120,7 @@ void add_run_command(CLI::App& app) {
   add_backend_option(*cmd, o.backend, false);
   add_algo_option(*cmd, o.algo, "Algorithm names (comma-separated) or 'all'")->capture_default_str();
   add_bytes_option(*cmd, o.bytes, "Sizes per rank, multiples of 4 (float32), e.g. 4K,1M or 4K:16M")->capture_default_str();
-  add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks)->required();
+  add_ranks_option(*cmd, o.ranks, kMaxExecutedRanks);  // required unless --schedule
   add_collective_option(*cmd, o.collective);
   add_segments_option(*cmd, o.segments);
   add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxExecutedRanks);
@@ -126,6 +132,8 @@ void add_run_command(CLI::App& app) {
   add_launch_options(*cmd, o.launch);
   cmd->add_flag("--no-reference", o.no_reference, "Do not time the library's own collective (MPI_Allreduce, ncclAllReduce)");
   add_format_option(*cmd, o.format);
+  add_brought_schedule_options(*cmd, o.brought, "execute instead of --algo, at its own collective, ranks and size",
+                               {"--algo", "--collective", "--segments", "--ranks-per-node", "--channels"});
   cmd->callback([options] { run(*options); });
 }
 

@@ -1,4 +1,4 @@
-// cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON), `collsim check`
+// cli/cmd_schedule.cpp — `collsim schedule` (write a schedule as JSON, or as MSCCL's XML), `collsim check`
 // (prove a generated or saved schedule) and `collsim algorithms` (list the table).
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,9 @@
 #include "base/progress_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "base/file_io.hpp"
 #include "collectives/checker.hpp"
+#include "collectives/msccl_xml.hpp"
 #include "collectives/schedule_json.hpp"
 
 namespace collsim::cli {
@@ -20,6 +22,7 @@ namespace {
 struct ScheduleCommand {
   ScheduleOptions schedule;
   std::string output;
+  std::string format = "json";  // or msccl-xml
 };
 
 struct CheckCommand {
@@ -98,10 +101,21 @@ void add_schedule_commands(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("schedule", "Generate a schedule and write it as JSON");
   add_schedule_options(*cmd, sched->schedule, true);
   cmd->add_option("-o,--output", sched->output, "Output file (default: stdout)");
+  cmd->add_option("--format", sched->format,
+                  "json (collsim's, docs/schedule-format.md) or msccl-xml (MSCCL's XML IR, for its runtime: allreduce)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"json", "msccl-xml"}));
   cmd->callback([sched] {
     const Schedule s = generate_schedule(sched->schedule.algorithm, sched->schedule.request(0));
-    if (sched->output.empty()) std::cout << schedule_to_json(s).dump() << '\n';
-    else save_schedule(s, sched->output);
+    if (sched->format == "msccl-xml") {
+      const std::string xml = schedule_to_msccl_xml(s);
+      if (sched->output.empty()) std::cout << xml;
+      else write_text_file(sched->output, xml, "MSCCL XML");
+    } else if (sched->output.empty()) {
+      std::cout << schedule_to_json(s).dump() << '\n';
+    } else {
+      save_schedule(s, sched->output);
+    }
   });
 
   auto check = std::make_shared<CheckCommand>();

@@ -17,6 +17,7 @@
 #include "base/file_io.hpp"
 #include "base/progress_line.hpp"
 #include "base/units.hpp"
+#include "cli/brought_schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "sim/prediction.hpp"
@@ -38,9 +39,19 @@ struct ValidateOptions {
   std::vector<Rank> ranks{2, 4};
   std::uint32_t iterations = 10, warmup = 2;
   LaunchOptions launch;  // --timeout default set in add_validate_command
+  BroughtSchedule brought;  // --schedule FILE: the one case, at its own ranks and size
 };
 
-void run(const ValidateOptions& o) {
+// --schedule FILE: the plan's one case; --ranks, where given, must be the schedule's.
+void bring_schedule(ValidationPlan& plan, const BroughtSchedule& brought, bool ranks_given) {
+  plan.schedule = load_brought_schedule(brought);
+  const Rank ranks = plan.schedule->info().ranks;
+  if (ranks_given && plan.ranks != std::vector<Rank>{ranks})
+    throw Error(fmt::format("the schedule is for {} ranks: give --ranks {} or leave --ranks out", ranks, ranks));
+  plan.ranks = {ranks};
+}
+
+void run(const ValidateOptions& o, const CLI::App& cmd) {
   if (o.backend.empty()) throw Error("give --backend NAME (execute here) or --measured FILE (an nccl-tests log)");
   if (!o.cluster.config.empty() || !o.cluster.preset.empty())
     throw Error("--config and --preset go with --measured; --backend calibrates the machine it runs on");
@@ -52,7 +63,9 @@ void run(const ValidateOptions& o) {
                       .iterations = o.iterations,
                       .warmup = o.warmup,
                       .out = o.out,
-                      .launch = o.launch};
+                      .launch = o.launch,
+                      .schedule = nullptr};
+  if (o.brought.given()) bring_schedule(plan, o.brought, cmd.count("--ranks") > 0);
   ValidationOutcome outcome;
   {
     ProgressLine line("validate");  // cleared before stdout's summary
@@ -151,10 +164,12 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--iters", o.iterations, "Timed iterations per case")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations per case")->capture_default_str()->check(whole_number(0, 100000));
   cmd->add_option("-o,--out", o.out, "Report folder, replaced as a whole (default: validate/results/<platform>)");
+  add_brought_schedule_options(*cmd, o.brought, "execute and predict instead of --algo, at its own ranks and size",
+                               {"--algo", "--measured"});
   o.launch.timeout_s = 600;  // per launch
   add_launch_options(*cmd, o.launch);
   cmd->callback([options, cmd] {
-    if (options->measured.empty()) return run(*options);
+    if (options->measured.empty()) return run(*options, *cmd);
     if (!options->backend.empty()) throw Error("give --backend (execute here) or --measured (a log), not both");
     run_measured(*options, *cmd);
   });

@@ -5,6 +5,7 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
+find_package(tinyxml2 REQUIRED)      # MSCCL's XML IR (collectives/msccl_xml.cpp); Debian libtinyxml2-dev
 find_package(Boost 1.74 REQUIRED)   # header-only Boost.Graph, used by topologies/
 if(COLLSIM_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)

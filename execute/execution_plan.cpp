@@ -10,6 +10,7 @@
 namespace collsim {
 
 std::vector<std::string> expand_algorithms(const ExecutionRequest& request) {
+  if (request.schedule) return {request.schedule->info().algorithm};
   return expand_algorithm_names(request.algorithms, request.collective, request.ranks, request.ranks_per_node);
 }
 
@@ -24,15 +25,65 @@ ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t
   return r;
 }
 
+Schedule in_elements(const Schedule& schedule) {
+  ScheduleInfo info = schedule.info();
+  if (info.bytes % kElementBytes != 0 || info.scratch_bytes % kElementBytes != 0)
+    throw Error(fmt::format("the schedule's {} data and {} scratch bytes are not whole 4-byte floats, which the "
+                            "executors run: write it at a size that is a multiple of 4 bytes",
+                            info.bytes, info.scratch_bytes));
+  info.bytes /= kElementBytes;
+  info.scratch_bytes /= kElementBytes;
+  Schedule elements(info);
+  for (std::size_t c = 0; c < schedule.chunks().size(); ++c) {
+    const ByteRange chunk = schedule.chunks()[c];
+    if (chunk.offset % kElementBytes != 0 || chunk.bytes % kElementBytes != 0)
+      throw Error(fmt::format("the schedule's chunk {} (bytes [{}, {})) is not whole 4-byte floats, which the executors "
+                              "run: write the schedule at a size that divides into floats (e.g. --bytes a multiple of "
+                              "4 x ranks x segments x channels)",
+                              c, chunk.offset, chunk.end()));
+    elements.add_chunk({chunk.offset / kElementBytes, chunk.bytes / kElementBytes});
+  }
+  for (const Phase& phase : schedule.phases()) elements.add_phase(phase);
+  elements.reserve(schedule.size(), schedule.dependency_count());
+  for (TransferId id = 0; id < schedule.size(); ++id) {
+    const Transfer t = schedule.transfer(id);
+    elements.append(t.src, t.src_chunk, t.dst, t.dst_chunk, t.op, t.step, t.deps);
+  }
+  return elements;
+}
+
+void bring_schedule(ExecutionRequest& request, std::shared_ptr<const Schedule> schedule) {
+  const ScheduleInfo& info = schedule->info();
+  if (request.ranks != 0 && request.ranks != info.ranks)
+    throw Error(fmt::format("the schedule is for {} ranks, not {}: give --ranks {} or leave --ranks out", info.ranks,
+                            request.ranks, info.ranks));
+  request.collective = info.collective;
+  request.ranks = info.ranks;
+  request.algorithms = {info.algorithm};
+  request.sizes = {info.bytes};
+  request.schedule = std::move(schedule);
+}
+
 namespace {
 // Under "all", channels go to the algorithms that take them; a named one gets what was asked.
 std::uint32_t channels_for(const ExecutionRequest& request, const std::string& algorithm) {
   const bool every = request.algorithms.size() == 1 && request.algorithms[0] == "all";
   return every && !find_algorithm(algorithm).takes_channels ? 1 : request.channels;
 }
+
+// A brought schedule as the executors run it: in elements, proved again (a worker reads it
+// from the job's JSON), with no switch reducers.
+Schedule executed_brought(const Schedule& brought) {
+  Schedule schedule = in_elements(brought);
+  if (schedule.info().reducers > 0)
+    throw Error("the schedule reduces in switches, which the executors cannot drive from ranks");
+  check_schedule(schedule);
+  return schedule;
+}
 }  // namespace
 
 Schedule executed_schedule(const ExecutionRequest& request, const std::string& algorithm, std::uint64_t bytes) {
+  if (request.schedule) return executed_brought(*request.schedule);
   if (bytes % kElementBytes != 0)
     throw Error(fmt::format("size {} is not a whole number of 4-byte float elements", bytes));
   ScheduleRequest r = predicted_request(request, bytes / kElementBytes);

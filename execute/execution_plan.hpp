@@ -3,6 +3,7 @@
 // consumes (one schedule byte per float element, see reference_data.hpp). Pure.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,27 @@ struct ExecutionRequest {
   std::uint32_t segments = 0;           // 0: each algorithm's default for the size in bytes
   Rank ranks_per_node = 0;              // hierarchical-ring; channels' rank orders
   std::uint32_t channels = 0;           // ring, tree, two-tree allreduce (others run one under "all"); 0: one
+  // A schedule the user brought (`run --schedule FILE`), in bytes and proved: the one case,
+  // in place of `algorithms` and `sizes` (which name it and its size), executed in float
+  // elements (in_elements below).
+  std::shared_ptr<const Schedule> schedule;
 };
+
+// `schedule` (in bytes) as the executors run it: one float element per 4 bytes, the same
+// transfers on the same parts of the buffer. Throws Error naming the first chunk that is not
+// whole floats.
+Schedule in_elements(const Schedule& schedule);
+
+// The request's one brought schedule: its collective, rank count, name and size. Throws Error
+// when `ranks` (nonzero: the command line's) is not the schedule's.
+void bring_schedule(ExecutionRequest& request, std::shared_ptr<const Schedule> schedule);
 
 // "all" becomes every algorithm of the collective that runs on these ranks (hierarchical-ring
 // only with ranks_per_node); names are checked. Throws Error.
 std::vector<std::string> expand_algorithms(const ExecutionRequest& request);
 
-// The schedule to execute for `algorithm` at `bytes`, proved by the checker. Throws Error
+// The schedule to execute for `algorithm` at `bytes`, proved by the checker (a brought
+// schedule: it, in elements). Throws Error
 // when bytes is not a whole number of float elements.
 Schedule executed_schedule(const ExecutionRequest& request, const std::string& algorithm, std::uint64_t bytes);
 

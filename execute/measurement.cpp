@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/units.hpp"
+#include "collectives/schedule_json.hpp"
 #include "execute/reference_data.hpp"
 
 namespace collsim {
@@ -69,7 +70,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const ExecutionJob& job) {
   const ExecutionRequest& r = job.request;
-  return {{"collective", std::string(to_string(r.collective))},
+  nlohmann::json j = {{"collective", std::string(to_string(r.collective))},
           {"algorithms", r.algorithms},
           {"sizes", r.sizes},
           {"ranks", r.ranks},
@@ -81,6 +82,8 @@ nlohmann::json to_json(const ExecutionJob& job) {
           {"warmup", job.warmup},
           {"reference", job.reference},
           {"probe_bytes", job.probe_bytes}};
+  if (r.schedule) j["schedule"] = schedule_to_json(*r.schedule);  // the workers cannot read the user's file
+  return j;
 }
 
 ExecutionJob job_from_json(const nlohmann::json& j) {
@@ -98,6 +101,7 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   job.warmup = j.at("warmup").get<std::uint32_t>();
   job.reference = j.at("reference").get<bool>();
   job.probe_bytes = j.value("probe_bytes", std::vector<std::uint64_t>{});
+  if (j.contains("schedule")) r.schedule = std::make_shared<const Schedule>(schedule_from_json(j.at("schedule")));
   return job;
 }
 

@@ -16,6 +16,8 @@ namespace collsim {
 void check_job(const ExecutionJob& job) {
   find_backend(job.backend);
   if (job.request.ranks < 1) throw Error("--ranks must be at least 1");
+  if (job.request.ranks > kMaxExecutedRanks)
+    throw Error(fmt::format("{} ranks: an execution starts at most {}", job.request.ranks, kMaxExecutedRanks));
   if (job.request.sizes.empty()) throw Error("no sizes to run");
   // Generates and checks every schedule once here, so bad requests fail before launching.
   for (const std::string& algorithm : expand_algorithms(job.request))

@@ -39,6 +39,7 @@ std::map<std::pair<std::string, std::uint64_t>, double> predict_on(const Calibra
   r.sizes = job.request.sizes;
   r.ranks = job.request.ranks;
   r.engine = EngineKind::flow;
+  r.schedule = job.request.schedule;
   std::map<std::pair<std::string, std::uint64_t>, double> times;
   for (const PredictionRecord& rec : predict(r, progress)) times[{rec.algorithm, rec.bytes}] = rec.time_s;
   return times;
@@ -76,15 +77,29 @@ std::string memory_words(const Calibration& c) {
   return "no memory bandwidth (reductions overlap transfers for free)";
 }
 
+// The command line's cases: built-in algorithms x sizes x rank counts, or the brought schedule.
+std::string cases_arguments(const ValidationPlan& plan) {
+  if (plan.schedule) return "--schedule FILE";
+  return fmt::format("--ranks {} --bytes {} --algo {}", fmt::join(plan.ranks, ","), plan.sizes, plan.algorithms);
+}
+
+// What the brought schedule is, after the command line ("" without one).
+std::string brought_words(const ValidationPlan& plan) {
+  if (!plan.schedule) return "";
+  const ScheduleInfo& info = plan.schedule->info();
+  return fmt::format(": FILE is a {} {} on {} ranks, {} bytes", info.algorithm, to_string(info.collective), info.ranks,
+                     info.bytes);
+}
+
 std::string preamble(const ValidationPlan& plan, const Calibration& c, const std::string& name) {
   std::string text = fmt::format(
       "# Validation: {}\n\n"
-      "`collsim validate --backend {} --ranks {} --bytes {} --algo {} --iters {} --warmup {}`\n\n"
+      "`collsim validate --backend {} {} --iters {} --warmup {}`{}\n\n"
       "Predicted: flow engine on `calibrated.yaml`: the rank link follows the ping-pong sweep through {} size-factor "
       "rows (as one line it would be alpha {}, {:.3f} GB/s){}, shared capacity {}, gamma {:.3g} s/B, {}. Measured: the "
       "median of {} iterations of the same schedule executed on backend {}, each verified. Machine: `machine.md`; "
       "plot: `plot.svg`.\n",
-      name, plan.backend, fmt::join(plan.ranks, ","), plan.sizes, plan.algorithms, plan.iterations, plan.warmup,
+      name, plan.backend, cases_arguments(plan), plan.iterations, plan.warmup, brought_words(plan),
       c.size_factors.rows.size(), format_seconds(c.link.intercept), to_GBps(1.0 / c.link.slope), context_tables(c),
       c.shared_Bps > 0 ? fmt::format("{:.3f} GB/s", to_GBps(c.shared_Bps)) : std::string("none"), c.gamma_s_per_byte,
       memory_words(c), plan.iterations, plan.backend);
@@ -107,6 +122,7 @@ std::vector<ExecutionJob> planned_jobs(const ValidationPlan& plan) {
     job.iterations = plan.iterations;
     job.warmup = plan.warmup;
     job.reference = false;
+    if (plan.schedule) bring_schedule(job.request, plan.schedule);
     check_job(job);
     jobs.push_back(job);
   }

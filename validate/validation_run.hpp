@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct ValidationPlan {
   std::uint32_t iterations = 10, warmup = 2;
   std::filesystem::path out;              // the report folder; empty: validate/results/<platform>
   LaunchOptions launch;
+  // A schedule the user brought (`validate --schedule FILE`), proved: the one case, at its own
+  // rank count and size, in place of `ranks`, `algorithms` and `sizes`.
+  std::shared_ptr<const Schedule> schedule;
 };
 
 // What a long validation tells as it goes: a stage and the share of all stages done (for a

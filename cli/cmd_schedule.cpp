@@ -19,8 +19,18 @@ namespace {
 
 struct ScheduleCommand {
   ScheduleOptions schedule;
+  ClusterSource cluster;  // a switchless NVLink mesh whose searched rings the ring's channels ride
   std::string output;
 };
+
+// The options' request, with --config/--preset the ring's channels on the mesh's rings.
+ScheduleRequest written_request(const ScheduleCommand& c) {
+  ScheduleRequest r = c.schedule.request(0);
+  if (given(c.cluster))
+    ride_mesh_rings(load_cluster(c.cluster), c.schedule.algorithm, r.collective, r.ranks, r.ranks_per_node, r.channels,
+                    r.channel_orders);
+  return r;
+}
 
 struct CheckCommand {
   std::string file;
@@ -98,8 +108,9 @@ void add_schedule_commands(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("schedule", "Generate a schedule and write it as JSON");
   add_schedule_options(*cmd, sched->schedule, true);
   cmd->add_option("-o,--output", sched->output, "Output file (default: stdout)");
+  add_mesh_options(*cmd, sched->cluster, "written as its channel_orders");
   cmd->callback([sched] {
-    const Schedule s = generate_schedule(sched->schedule.algorithm, sched->schedule.request(0));
+    const Schedule s = generate_schedule(sched->schedule.algorithm, written_request(*sched));
     if (sched->output.empty()) std::cout << schedule_to_json(s).dump() << '\n';
     else save_schedule(s, sched->output);
   });

@@ -18,6 +18,9 @@ struct ExecutionRequest {
   std::uint32_t segments = 0;           // 0: each algorithm's default for the size in bytes
   Rank ranks_per_node = 0;              // hierarchical-ring; channels' rank orders
   std::uint32_t channels = 0;           // ring, tree, two-tree allreduce (others run one under "all"); 0: one
+  // One rank order per channel (a switchless NVLink mesh's rings, ScheduleRequest::channel_orders)
+  // for the algorithms that take channels; empty: every node's ranks rotated.
+  std::vector<std::vector<Rank>> channel_orders;
 };
 
 // "all" becomes every algorithm of the collective that runs on these ranks (hierarchical-ring

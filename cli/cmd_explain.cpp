@@ -1,9 +1,12 @@
 // cli/cmd_explain.cpp — `collsim explain ALGO --ranks P`: every rank's chunks after
 // every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree (and
-// chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp). With
-// `--schedule FILE` the user's schedule, proved, in place of a built-in's.
+// chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp); with
+// `--preset`/`--config` of a switchless NVLink mesh, the ring's channels on its searched rings
+// and the links each crosses. With `--schedule FILE` the user's schedule, proved, in place of
+// a built-in's.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,29 +20,42 @@
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/draw_svg.hpp"
 #include "collectives/explain_json.hpp"
+#include "sim/flow_engine.hpp"
 
 namespace collsim::cli {
 namespace {
 
 struct ExplainOptions {
   ScheduleOptions schedule;
+  ClusterSource cluster;  // a switchless NVLink mesh whose searched rings the ring's channels ride
   Format format = Format::table;
   std::string svg;  // also draw the schedule into this file
   BroughtSchedule brought;  // --schedule FILE instead of ALGO --ranks P
 };
 
-
 // Enough bytes that every chunk of the algorithm is at least one byte.
-std::uint64_t teaching_bytes(const ScheduleOptions& o) {
-  return std::uint64_t(o.ranks) * std::max<std::uint32_t>(o.segments, 1) * std::max<std::uint32_t>(o.channels, 1) * 2;
+std::uint64_t teaching_bytes(const ScheduleRequest& r) {
+  return std::uint64_t(r.ranks) * std::max<std::uint32_t>(r.segments, 1) * std::max<std::uint32_t>(r.channels, 1) * 2;
 }
 
-// The built-in algorithm's schedule at teaching size, or the brought one as it is.
-Schedule explained_schedule(const ExplainOptions& o) {
+// The request explain draws: the options', and with --config/--preset the ring's channels on
+// the cluster's searched mesh rings (ride_mesh_rings).
+ScheduleRequest explained_request(const ExplainOptions& o, const ClusterConfig* cluster) {
+  ScheduleRequest r = o.schedule.request(0);
+  if (cluster)
+    ride_mesh_rings(*cluster, o.schedule.algorithm, r.collective, r.ranks, r.ranks_per_node, r.channels,
+                    r.channel_orders);
+  if (o.schedule.bytes.empty()) r.bytes = teaching_bytes(r);
+  return r;
+}
+
+// The built-in algorithm's schedule at teaching size (on a mesh's rings where `cluster` has
+// them), or the brought one as it is.
+Schedule explained_schedule(const ExplainOptions& o, const ClusterConfig* cluster) {
   if (o.brought.given()) return *load_brought_schedule(o.brought);
   if (o.schedule.algorithm.empty()) throw Error("algorithm is required: explain ALGO --ranks P, or explain --schedule FILE");
   if (o.schedule.ranks == 0) throw Error("--ranks is required with an algorithm (or give --schedule FILE alone)");
-  return generate_schedule(o.schedule.algorithm, o.schedule.request(teaching_bytes(o.schedule)));
+  return generate_schedule(o.schedule.algorithm, explained_request(o, cluster));
 }
 
 std::string join(const std::vector<Rank>& v) {
@@ -109,23 +125,45 @@ std::string ring_crossing(const ScheduleInfo& info, const std::vector<Rank>& ord
                      order[g - 1] % g, order[0] % g, order[g - 1] % g, order[0] % g, order[0] % g);
 }
 
+// On a mesh, the links a ring channel crosses, hop by hop: "; over gpu0->gpu1 (nvlink3 x4), ...".
+std::string ring_links(const ScheduleInfo& info, const std::vector<Rank>& order, const Topology* topology) {
+  if (!topology || info.channel_orders.empty()) return "";
+  std::string out;
+  std::vector<LinkId> route;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    route.clear();
+    topology->route(order[i], order[(i + 1) % order.size()], 0, route);
+    for (LinkId l : route) {
+      const Link& link = topology->network.link(l);
+      const LinkClass& k = topology->network.link_class(link.link_class);
+      out += fmt::format("{}{} ({} x{:g})", out.empty() ? "; over " : ", ", link_name(topology->network, l), k.name,
+                         link.bandwidth_Bps / k.bandwidth_Bps);
+    }
+  }
+  return out;
+}
+
 // Channels: which part of the buffer each runs on, and its rank order.
-void print_channels(const Schedule& s, const Explanation& x) {
+void print_channels(const Schedule& s, const Explanation& x, const Topology* topology) {
   if (x.channel_orders.empty()) return;
   const ScheduleInfo& info = s.info();
+  const std::string orders = info.channel_orders.empty()
+                                 ? "every node's ranks rotated, so each channel crosses nodes through another GPU/NIC"
+                                 : "rings a search over the NVLink mesh found, one unit of every link they cross, so "
+                                   "that together they cross every link";
   fmt::print("{} channels: the buffer is cut into {} parts, each run by its own {} instance over the ranks in the "
-             "channel's order (every node's ranks rotated, so each channel crosses nodes through another GPU/NIC){}:\n",
-             x.channel_orders.size(), x.channel_orders.size(), info.algorithm,
+             "channel's order ({}){}:\n",
+             x.channel_orders.size(), x.channel_orders.size(), info.algorithm, orders,
              teaching_trees(s).empty() ? "" : "; the trees below number positions in that order");
   for (std::size_t c = 0; c < x.channel_orders.size(); ++c) {
     const ByteRange part = algorithms::channel_data(info.bytes, std::uint32_t(x.channel_orders.size()), std::uint32_t(c));
-    fmt::print("  channel {}: bytes {}..{}, ranks {}{}\n", c, part.offset, part.end(), join(x.channel_orders[c]),
-               ring_crossing(info, x.channel_orders[c]));
+    fmt::print("  channel {}: bytes {}..{}, ranks {}{}{}\n", c, part.offset, part.end(), join(x.channel_orders[c]),
+               ring_crossing(info, x.channel_orders[c]), ring_links(info, x.channel_orders[c], topology));
   }
   fmt::print("\n");
 }
 
-void print_text(const Schedule& s, const Explanation& x) {
+void print_text(const Schedule& s, const Explanation& x, const Topology* topology) {
   const ScheduleInfo& info = s.info();
   fmt::print("{} {} on {} ranks, {} bytes: the buffer is cut into {} chunks {}..{}; a0 is rank 0's chunk a,\n"
              "a reduction appends what it adds (a1a0 = a1 + a0), '-' is a chunk that holds nothing yet.\n\n",
@@ -136,7 +174,7 @@ void print_text(const Schedule& s, const Explanation& x) {
                "the next rank as soon as it has arrived and been reduced, so slice k+1 travels while slice k is\n"
                "reduced. The {0} slices of a ring chunk are {0} letters in a row.\n\n",
                x.slices);
-  print_channels(s, x);
+  print_channels(s, x, topology);
   print_trees(s);
   fmt::print("initial state\n");
   print_state(info, x.initial);
@@ -167,8 +205,12 @@ void add_explain_command(CLI::App& app) {
   add_brought_schedule_options(*cmd, options->brought, "explain instead of ALGO, at its own ranks and size",
                                {"algorithm", "--ranks", "--collective", "--segments", "--ranks-per-node", "--channels",
                                 "--root"});
+  add_mesh_options(*cmd, options->cluster, "each shown with the links it crosses");
   cmd->callback([options] {
-    const Schedule s = explained_schedule(*options);
+    std::optional<ClusterConfig> cluster;
+    if (given(options->cluster)) cluster = load_cluster(options->cluster);
+    const Topology* topology = cluster ? cluster->topology.get() : nullptr;
+    const Schedule s = explained_schedule(*options, cluster ? &*cluster : nullptr);
     if (!options->svg.empty()) write_svg(s, options->svg);
     Explanation x;
     try {
@@ -179,7 +221,7 @@ void add_explain_command(CLI::App& app) {
       return;
     }
     if (options->format == Format::json) print_json(s, x);
-    else print_text(s, x);
+    else print_text(s, x, topology);
   });
 }
 

@@ -176,8 +176,12 @@ std::string channels_line(const PredictOptions& o, const std::vector<PredictionR
     if (rec.channels > 1 && std::find(runs.begin(), runs.end(), run) == runs.end()) runs.push_back(run);
   }
   if (runs.empty()) return "";
-  const std::string why = o.channels > 0 ? "--channels"
-                                         : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
+  const std::string why =
+      o.channels > 0                      ? "--channels"
+      : !r.topology->mesh_rings.empty()   ? fmt::format("default: the {} rings a search over the NVLink mesh finds, which "
+                                                        "the ring's channels ride (collsim explain ring --config)",
+                                                        suggested_channels(r))
+                                          : fmt::format("default: the {} NICs per node the ranks span", suggested_channels(r));
   std::string out = fmt::format("channels: {} ({}; --channels 1 runs one)\n", fmt::join(runs, ", "), why);
   // The analytic column beside a contention engine: one port per rank, so a rank's channels,
   // which the flow engine runs side by side through its NICs, take turns there.

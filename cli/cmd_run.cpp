@@ -23,6 +23,7 @@ struct RunOptions {
   Rank ranks = 0, ranks_per_node = 0;
   std::uint32_t channels = 0;
   std::uint32_t segments = 0, iterations = 10, warmup = 2;
+  ClusterSource cluster;  // a switchless NVLink mesh whose searched rings the ring's channels ride
   LaunchOptions launch;  // --timeout default 60 s
   bool no_reference = false;
   Format format = Format::table;
@@ -81,6 +82,12 @@ void run(const RunOptions& o) {
   job.request.segments = o.segments;
   job.request.ranks_per_node = o.ranks_per_node;
   job.request.channels = o.channels;
+  if (given(o.cluster)) {
+    if (job.request.algorithms.size() != 1)
+      throw Error("--config/--preset: name one algorithm (--algo ring) to ride the mesh's rings");
+    ride_mesh_rings(load_cluster(o.cluster), job.request.algorithms[0], job.request.collective, job.request.ranks,
+                    job.request.ranks_per_node, job.request.channels, job.request.channel_orders);
+  }
   job.iterations = o.iterations;
   job.warmup = o.warmup;
   job.reference = !o.no_reference;
@@ -125,6 +132,7 @@ void add_run_command(CLI::App& app) {
   add_segments_option(*cmd, o.segments);
   add_ranks_per_node_option(*cmd, o.ranks_per_node, kMaxExecutedRanks);
   add_channels_option(*cmd, o.channels, "1");
+  add_mesh_options(*cmd, o.cluster, "run as the schedule's channels");
   cmd->add_option("--iters", o.iterations, "Timed iterations")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--warmup", o.warmup, "Warm-up iterations (verified, not timed)")
       ->capture_default_str()

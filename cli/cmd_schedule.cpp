@@ -21,9 +21,19 @@ namespace {
 
 struct ScheduleCommand {
   ScheduleOptions schedule;
+  ClusterSource cluster;  // a switchless NVLink mesh whose searched rings the ring's channels ride
   std::string output;
   std::string format = "json";  // or msccl-xml
 };
+
+// The options' request, with --config/--preset the ring's channels on the mesh's rings.
+ScheduleRequest written_request(const ScheduleCommand& c) {
+  ScheduleRequest r = c.schedule.request(0);
+  if (given(c.cluster))
+    ride_mesh_rings(load_cluster(c.cluster), c.schedule.algorithm, r.collective, r.ranks, r.ranks_per_node, r.channels,
+                    r.channel_orders);
+  return r;
+}
 
 struct CheckCommand {
   std::string file;
@@ -105,8 +115,9 @@ void add_schedule_commands(CLI::App& app) {
                   "json (collsim's, docs/schedule-format.md) or msccl-xml (MSCCL's XML IR, for its runtime: allreduce)")
       ->capture_default_str()
       ->check(CLI::IsMember({"json", "msccl-xml"}));
+  add_mesh_options(*cmd, sched->cluster, "written as its channel_orders");
   cmd->callback([sched] {
-    const Schedule s = generate_schedule(sched->schedule.algorithm, sched->schedule.request(0));
+    const Schedule s = generate_schedule(sched->schedule.algorithm, written_request(*sched));
     if (sched->format == "msccl-xml") {
       const std::string xml = schedule_to_msccl_xml(s);
       if (sched->output.empty()) std::cout << xml;

@@ -197,4 +197,32 @@ ScheduleRequest ScheduleOptions::request(std::uint64_t default_bytes) const {
   return r;
 }
 
+void add_mesh_options(CLI::App& app, ClusterSource& source, const std::string& shown) {
+  const std::string help = "A switchless NVLink mesh's cluster (hgx-a100-4gpu, dgx1-v100): the ring's channels ride the "
+                           "rings a search over its links finds, " + shown;
+  app.add_option("--config", source.config, help);
+  app.add_option("--preset", source.preset, help + " (a preset: collsim topo --list)");
+}
+
+bool given(const ClusterSource& source) { return !source.config.empty() || !source.preset.empty(); }
+
+void ride_mesh_rings(const ClusterConfig& cluster, std::string_view algorithm, Collective collective, Rank ranks,
+                     Rank& ranks_per_node, std::uint32_t& channels, std::vector<std::vector<Rank>>& channel_orders) {
+  const std::vector<std::vector<Rank>>& rings = cluster.topology->mesh_rings;
+  if (rings.empty())
+    throw Error(fmt::format("--config: {}'s ranks do not sit on one switchless NVLink mesh, so there are no searched "
+                            "rings to ride; drop --config/--preset (collsim predict takes the cluster)",
+                            cluster.name));
+  if (algorithm != "ring" || collective != Collective::allreduce)
+    throw Error(fmt::format("--config: only ring allreduce rides {}'s searched rings, not {} {}; drop --config/--preset",
+                            cluster.name, algorithm, to_string(collective)));
+  if (ranks != cluster.ranks)
+    throw Error(fmt::format("--config: {}'s rings are over its {} ranks: give --ranks {}", cluster.name, cluster.ranks,
+                            cluster.ranks));
+  if (ranks_per_node == 0) ranks_per_node = cluster.cost.ranks_per_node;
+  if (channels == 0) channels = std::uint32_t(rings.size());
+  channel_orders.clear();
+  for (std::uint32_t c = 0; c < channels; ++c) channel_orders.push_back(rings[c % rings.size()]);
+}
+
 }  // namespace collsim::cli

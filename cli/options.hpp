@@ -107,4 +107,15 @@ struct ScheduleOptions {
 // `required`: whether ALGO and --ranks must be given (check takes --file instead).
 void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_required, bool required = true);
 
+// --config FILE / --preset NAME beside a ring (explain, schedule, run; options only, no FILE
+// argument: `shown` ends their help) and given(): on a switchless NVLink mesh the ring's
+// channels ride the rings a search over its links found (Topology::mesh_rings), as predict runs
+// them: channel c over ring c (cycling), as many channels as rings unless `channels` is given.
+// Sets `ranks_per_node` from the cluster where 0. Throws Error where `ranks` is not the
+// cluster's, `algorithm` is not ring allreduce, or the cluster has no mesh rings.
+void add_mesh_options(CLI::App& app, ClusterSource& source, const std::string& shown);
+bool given(const ClusterSource& source);
+void ride_mesh_rings(const ClusterConfig& cluster, std::string_view algorithm, Collective collective, Rank ranks,
+                     Rank& ranks_per_node, std::uint32_t& channels, std::vector<std::vector<Rank>>& channel_orders);
+
 }  // namespace collsim::cli

@@ -168,6 +168,9 @@ std::vector<std::string_view> algorithms_with_channels() {
 }
 
 void check_channels(const AlgorithmEntry& entry, const ScheduleRequest& request) {
+  if (!request.channel_orders.empty() && !entry.takes_channels)
+    throw Error(fmt::format("algorithm '{}' does not run in channels, so it takes no channel orders", entry.name));
+  algorithms::check_channel_orders(request.channel_orders, request.ranks, request.channels);
   if (request.channels <= 1) return;
   if (request.channels > kMaxChannels)
     throw Error(fmt::format("--channels {} is more than the {} a schedule may run (NCCL's MAXCHANNELS); use fewer",
@@ -199,7 +202,8 @@ Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& re
   check_schedule_fits(entry, request);
   ScheduleRequest r = request;
   r.segments = segments_for(entry, request);
-  return r.channels > 1 ? algorithms::with_channels(entry.generate, r) : entry.generate(r);
+  const bool instances = r.channels > 1 || !r.channel_orders.empty();
+  return instances ? algorithms::with_channels(entry.generate, r) : entry.generate(r);
 }
 
 namespace algorithms {

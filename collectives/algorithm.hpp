@@ -22,6 +22,10 @@ struct ScheduleRequest {
   std::uint32_t segments = 0;        // 0: the algorithm's default (see segments_for)
   std::uint32_t ranks_per_node = 0;  // hierarchical-ring, and channels' rank orders; 0: not given
   std::uint32_t channels = 0;        // channels (algorithms/channels.hpp); 0: one
+  // Each channel's rank order, one per channel, as a ring search over the cluster's links found
+  // them (topologies/ring_search.hpp: a switchless NVLink mesh's rings); empty: every node's
+  // ranks rotated (algorithms::channel_order).
+  std::vector<std::vector<Rank>> channel_orders;
   Rank root = 0;                     // broadcast, reduce
 };
 

@@ -60,9 +60,8 @@ Explanation explain_schedule(const Schedule& s) {
   };
   x.initial = snapshot();
   x.slices = ring_slices(info);
-  if (info.channels > 1)
-    for (std::uint32_t c = 0; c < info.channels; ++c)
-      x.channel_orders.push_back(algorithms::channel_order(info.ranks, info.ranks_per_node, info.channels, c));
+  if (info.channels > 1 || !info.channel_orders.empty())
+    for (std::uint32_t c = 0; c < info.channels; ++c) x.channel_orders.push_back(algorithms::channel_order(info, c));
 
   for (TransferId id = 0; id < s.size();) {
     ExplainedStep step;

@@ -81,6 +81,9 @@ struct ScheduleInfo {
   std::uint32_t segments = 1;       // pipelining, where the algorithm has it
   std::uint32_t ranks_per_node = 0; // hierarchical algorithms; 0 = not used
   std::uint32_t channels = 1;       // instances on disjoint parts of the buffer (algorithms/channels.hpp)
+  // Each channel's rank order where a ring search chose them (ScheduleRequest::channel_orders);
+  // empty: every node's ranks rotated (algorithms::channel_order).
+  std::vector<std::vector<Rank>> channel_orders;
   Rank reducers = 0;                // in-network reducers, ids ranks .. ranks+reducers-1 (switches)
   friend bool operator==(const ScheduleInfo&, const ScheduleInfo&) = default;
 

@@ -11,6 +11,7 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "collectives/algorithm.hpp"
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/checker.hpp"
 
 namespace collsim {
@@ -65,7 +66,7 @@ void only_keys(const json& object, std::initializer_list<std::string_view> keys,
 
 ScheduleInfo info_from_json(const json& j) {
   only_keys(j, {"format", "version", "collective", "algorithm", "ranks", "bytes", "scratch_bytes", "root", "segments",
-                "ranks_per_node", "channels", "reducers", "chunks", "phases", "transfers"},
+                "ranks_per_node", "channels", "channel_orders", "reducers", "chunks", "phases", "transfers"},
             "the schedule");
   ScheduleInfo info;
   info.collective = parse_collective(string_field(j, "collective", "schedule"));
@@ -85,6 +86,20 @@ ScheduleInfo info_from_json(const json& j) {
   info.channels = j.contains("channels") ? u32_field(j, "channels", "schedule") : 1;
   if (info.channels == 0 || info.channels > kMaxChannels)
     throw Error(fmt::format("schedule JSON: channels must be 1..{} (got {})", kMaxChannels, info.channels));
+  // Optional (absent: every node's ranks rotated): each channel's rank order, where a ring
+  // search chose them (a switchless NVLink mesh's rings).
+  if (j.contains("channel_orders")) {
+    for (const json& order : array_field(j, "channel_orders", "schedule")) {
+      if (!order.is_array()) throw Error("schedule JSON: channel_orders holds a rank order that is not an array");
+      std::vector<Rank>& ranks = info.channel_orders.emplace_back();
+      for (const json& r : order) {
+        if (!is_whole_number(r) || r.get<std::uint64_t>() >= info.ranks)
+          throw Error(fmt::format("schedule JSON: channel_orders holds {}, not a rank", r.dump()));
+        ranks.push_back(r.get<Rank>());
+      }
+    }
+    algorithms::check_channel_orders(info.channel_orders, info.ranks, info.channels);
+  }
   // Optional (absent: none): switch reducers, ids ranks .. ranks+reducers-1.
   info.reducers = j.contains("reducers") ? u32_field(j, "reducers", "schedule") : 0;
   if (info.reducers > kMaxRanks)
@@ -131,6 +146,7 @@ json schedule_to_json(const Schedule& s) {
             {"segments", info.segments},
             {"ranks_per_node", info.ranks_per_node}};
   if (info.channels > 1) j["channels"] = info.channels;  // absent: 1, as in files written before channels
+  if (!info.channel_orders.empty()) j["channel_orders"] = info.channel_orders;  // absent: rotated
   if (info.reducers > 0) j["reducers"] = info.reducers;  // absent: none, as in files without switches
   json chunks = json::array();
   for (const ByteRange& c : s.chunks()) chunks.push_back({{"offset", c.offset}, {"bytes", c.bytes}});

@@ -22,6 +22,7 @@ ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t
   r.segments = request.segments;
   r.ranks_per_node = request.ranks_per_node;
   r.channels = request.channels;
+  r.channel_orders = request.channel_orders;
   return r;
 }
 
@@ -88,6 +89,7 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
     throw Error(fmt::format("size {} is not a whole number of 4-byte float elements", bytes));
   ScheduleRequest r = predicted_request(request, bytes / kElementBytes);
   r.channels = channels_for(request, algorithm);
+  if (!find_algorithm(algorithm).takes_channels) r.channel_orders.clear();  // "all": they run one, in rank order
   // Pipelining is chosen from the real size, as predict chooses it.
   ScheduleRequest in_bytes = predicted_request(request, bytes);
   in_bytes.channels = r.channels;

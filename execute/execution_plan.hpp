@@ -23,6 +23,9 @@ struct ExecutionRequest {
   // in place of `algorithms` and `sizes` (which name it and its size), executed in float
   // elements (in_elements below).
   std::shared_ptr<const Schedule> schedule;
+  // One rank order per channel (a switchless NVLink mesh's rings, ScheduleRequest::channel_orders)
+  // for the algorithms that take channels; empty: every node's ranks rotated.
+  std::vector<std::vector<Rank>> channel_orders;
 };
 
 // `schedule` (in bytes) as the executors run it: one float element per 4 bytes, the same

@@ -77,6 +77,7 @@ nlohmann::json to_json(const ExecutionJob& job) {
           {"segments", r.segments},
           {"ranks_per_node", r.ranks_per_node},
           {"channels", r.channels},
+          {"channel_orders", r.channel_orders},
           {"backend", job.backend},
           {"iterations", job.iterations},
           {"warmup", job.warmup},
@@ -96,6 +97,7 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   r.segments = j.at("segments").get<std::uint32_t>();
   r.ranks_per_node = j.at("ranks_per_node").get<Rank>();
   r.channels = j.value("channels", std::uint32_t(0));
+  r.channel_orders = j.value("channel_orders", std::vector<std::vector<Rank>>{});
   job.backend = j.at("backend").get<std::string>();
   job.iterations = j.at("iterations").get<std::uint32_t>();
   job.warmup = j.at("warmup").get<std::uint32_t>();

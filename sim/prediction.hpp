@@ -139,7 +139,7 @@ RunCosts run_costs(const PredictionRequest& request, std::string_view algorithm,
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by
-// transfer (ring and hierarchical-ring, on the flow engine, one channel), so its memory is a
+// transfer (ring, in the channels asked for, and hierarchical-ring, on the flow engine), so its memory is a
 // window of the run (the flows in flight, the done times a dependency can reach back to), not
 // the schedule: it takes over where the held schedule would be large (more than
 // kStreamAboveTransfers) or too large to build, and everywhere with Streaming::always; never
@@ -164,8 +164,10 @@ std::vector<PredictionRecord> predict(const PredictionRequest& request,
 
 nlohmann::json to_json(const PredictionRecord& record);
 
-// The channels a cluster suggests: its NICs per node when the ranks span nodes with more
-// than one NIC each (one channel per NIC, as NCCL runs one ring per rail), else 1.
+// The channels a cluster suggests: on a switchless NVLink mesh (all ranks on one node whose
+// GPUs are cabled pairwise) one per ring its search found (Topology::mesh_rings, which the
+// ring's channels then ride, as NCCL's do); its NICs per node when the ranks span nodes with
+// more than one NIC each (one channel per NIC, as NCCL runs one ring per rail); else 1.
 std::uint32_t suggested_channels(const PredictionRequest& request);
 // The channels `algorithm` runs under `request` (1 for those that take none).
 std::uint32_t channels_for(const PredictionRequest& request, std::string_view algorithm);

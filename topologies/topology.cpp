@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/algorithm.hpp"
+#include "topologies/ring_search.hpp"
 
 namespace collsim {
 
@@ -125,6 +127,7 @@ void Topology::place(const Placement& p, Rank ranks) {
   if (!router) throw Error("topology placed before its router exists");
   rank_endpoint = place_ranks(p, ranks, std::uint32_t(endpoints.size()), endpoints_per_node);
   placement = p;
+  mesh_rings = collsim::mesh_rings(*this, kMaxChannels);
 }
 
 }  // namespace collsim

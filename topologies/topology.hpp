@@ -71,6 +71,10 @@ class Topology {
   std::optional<VertexId> fabric_reducer;
   std::string fabric_reduction;  // "sharp" where fabric_reducer is set
   std::unique_ptr<Router> reducer_router;
+  // Where every rank sits on one switchless NVLink mesh (DGX-1's cube-mesh, a 4-GPU A100
+  // board): the rings a search over its direct links found (topologies/ring_search.hpp), one
+  // per channel, that together cross every link; empty elsewhere. Set by place().
+  std::vector<std::vector<Rank>> mesh_rings;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
   // Whether its links are a graph the contention engines can share: every built fabric, and a
@@ -115,7 +119,8 @@ class Topology {
   // Either end may be a reducer (an id from ranks() on).
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
 
-  // After the network is finalized and the router made: place `ranks` ranks (throws Error).
+  // After the network is finalized and the router made: place `ranks` ranks (throws Error),
+  // and search the mesh's rings where they sit on one (mesh_rings).
   void place(const Placement& placement, Rank ranks);
 
   // Throws Error unless the schedule's reducers exist here and every transfer between a rank

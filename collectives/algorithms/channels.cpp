@@ -89,6 +89,34 @@ std::vector<Rank> channel_order(Rank ranks, Rank ranks_per_node, std::uint32_t c
   return order;
 }
 
+std::vector<Rank> channel_order(const ScheduleRequest& request, std::uint32_t channel) {
+  if (!request.channel_orders.empty()) return request.channel_orders[channel];
+  return channel_order(request.ranks, request.ranks_per_node, std::max<std::uint32_t>(request.channels, 1), channel);
+}
+
+std::vector<Rank> channel_order(const ScheduleInfo& info, std::uint32_t channel) {
+  if (!info.channel_orders.empty()) return info.channel_orders[channel];
+  return channel_order(info.ranks, info.ranks_per_node, info.channels, channel);
+}
+
+void check_channel_orders(const std::vector<std::vector<Rank>>& orders, Rank ranks, std::uint32_t channels) {
+  if (orders.empty()) return;
+  const std::uint32_t want = std::max<std::uint32_t>(channels, 1);
+  if (orders.size() != want)
+    throw Error(fmt::format("{} channel orders for {} channels: give one rank order per channel", orders.size(), want));
+  for (std::size_t c = 0; c < orders.size(); ++c) {
+    std::vector<bool> seen(ranks, false);
+    for (Rank r : orders[c]) {
+      if (r >= ranks || seen[r])
+        throw Error(fmt::format("channel {}'s rank order is not a permutation of ranks 0..{} (rank {} {})", c, ranks - 1, r,
+                                r >= ranks ? "is not a rank" : "appears twice"));
+      seen[r] = true;
+    }
+    if (orders[c].size() != ranks)
+      throw Error(fmt::format("channel {}'s rank order names {} ranks, not all {}", c, orders[c].size(), ranks));
+  }
+}
+
 ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel) {
   return part_of({0, bytes}, std::max<std::uint32_t>(channels, 1), channel);
 }
@@ -108,16 +136,16 @@ Schedule with_channels(Generator generate, const ScheduleRequest& request) {
     one.channels = 1;
     one.bytes = channel_data(request.bytes, channels, c).bytes;
     instances.push_back(generate(one));
-    places.push_back({channel_order(request.ranks, request.ranks_per_node, channels, c),
-                      channel_data(request.bytes, channels, c), request.bytes});
+    places.push_back({channel_order(request, c), channel_data(request.bytes, channels, c), request.bytes});
   }
-  if (channels == 1) return std::move(instances[0]);
+  if (channels == 1 && request.channel_orders.empty()) return std::move(instances[0]);
 
   const std::uint64_t ratio = scratch_ratio(instances);
   ScheduleInfo info = instances[0].info();
   info.bytes = request.bytes;
   info.scratch_bytes = ratio * request.bytes;
   info.channels = channels;
+  info.channel_orders = request.channel_orders;
   Schedule out(info);
   std::vector<ChunkId> chunk_base;
   std::size_t transfers = 0, deps = 0;

@@ -10,6 +10,10 @@
 //     channel 0:  0 1 2 3 | 4 5 6 7      (node 0 -> node 1 from rank 3 to rank 4)
 //     channel 1:  2 3 0 1 | 6 7 4 5      (node 0 -> node 1 from rank 1 to rank 6)
 //
+// On a switchless NVLink mesh the orders are instead the rings a search over the node's links
+// found (ScheduleRequest::channel_orders, topologies/ring_search.hpp), so that the channels
+// together cross every link; a channel then runs exactly as here, over its given order.
+//
 // The instances share nothing: channel c's data is part c of the buffer, and its scratch is
 // part c of every scratch slot (an instance's scratch is whole slots of its data's size, byte
 // x of a slot staging data byte x; the merged schedule keeps that rule). One channel is
@@ -24,6 +28,13 @@ namespace collsim::algorithms {
 
 // The ranks in channel c's order: position i of the algorithm's instance is rank order[i].
 std::vector<Rank> channel_order(Rank ranks, Rank ranks_per_node, std::uint32_t channels, std::uint32_t channel);
+
+// Channel c's order for this request or schedule: the given channel_orders[c], else the rotation above.
+std::vector<Rank> channel_order(const ScheduleRequest& request, std::uint32_t channel);
+std::vector<Rank> channel_order(const ScheduleInfo& info, std::uint32_t channel);
+
+// Throws Error unless `orders` is empty or holds `channels` (at least 1) permutations of 0..ranks-1.
+void check_channel_orders(const std::vector<std::vector<Rank>>& orders, Rank ranks, std::uint32_t channels);
 
 // The data bytes channel c works on.
 ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel);

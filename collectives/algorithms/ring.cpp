@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/algorithms/entries.hpp"
 #include "collectives/transfer_stream.hpp"
 
@@ -121,52 +122,62 @@ double rail_ring_drain(Rank ranks, double n, std::uint32_t channels, double gpu_
 }  // namespace collsim::closed_forms
 
 // The ring told as a stream (transfer_stream.hpp): the step rule of ring.hpp with the
-// dependencies written out instead of inferred. Ids run slot by slot: reduce-scatter step s,
-// slice k, position i is transfer (s S + k) P + i; the allgather follows. Each slice depends
-// on the same slice of the step before:
+// dependencies written out instead of inferred, in C channels as the held ring runs them
+// (channels.hpp: channel c over its rank order, on part c of the buffer). A lane is a channel's
+// position, c n + i of L = C n lanes. Ids run slot by slot, each slot every lane, as the held
+// channels merge them: reduce-scatter step s, slice k, lane c n + i is transfer (s S + k) L +
+// c n + i; the allgather follows. Each slice depends on the same slice of the step before, in
+// its own channel:
 //   reduce-scatter step s >= 1, slice k, position i: after step s-1's slice k into i (the
 //     slice it forwards was reduced there);
 //   allgather step a, slice k, position i: after the previous step's slice k into i (the
 //     slice it forwards), and, after a reduce-scatter, after reduce-scatter step a's slice k
 //     out of i+1, the last read of the slice it overwrites there.
-// tests/collectives/test_transfer_stream.cpp proves this equals the ScheduleBuilder's inference.
+// tests/collectives/test_transfer_stream.cpp proves this equals the ScheduleBuilder's inference,
+// in 1 to 4 channels.
 namespace collsim {
 namespace {
 
 class RingStream final : public TransferStream {
  public:
-  RingStream(const ScheduleRequest& r, std::uint32_t segments) : p_(r.ranks), segments_(segments) {
+  RingStream(const ScheduleRequest& r, std::uint32_t segments)
+      : p_(r.ranks), channels_(std::max<std::uint32_t>(r.channels, 1)), segments_(segments) {
     info_.collective = r.collective;
     info_.algorithm = "ring";
     info_.ranks = r.ranks;
     info_.bytes = r.bytes;
     info_.segments = segments;
+    info_.ranks_per_node = r.ranks_per_node;
+    info_.channels = channels_;
+    info_.channel_orders = r.channel_orders;
     reduce_scatter_ = r.collective != Collective::allgather;
     allgather_ = r.collective != Collective::reduce_scatter;
     shift_ = r.collective == Collective::allreduce ? 0 : p_ - 1;
+    lanes_ = std::uint64_t(p_) * channels_;
+    for (std::uint32_t c = 0; c < channels_ && channels_ > 1; ++c) orders_.push_back(algorithms::channel_order(r, c));
   }
 
   const ScheduleInfo& info() const override { return info_; }
   std::uint64_t size() const override { return p_ < 2 ? 0 : phase_size() * (reduce_scatter_ + allgather_); }
-  // An allgather slice's overwrite waits on the reduce-scatter slice P(P-1)S transfers back.
-  std::uint64_t max_dependency_distance() const override { return std::uint64_t(p_) * p_ * segments_; }
-  // A deciding dependency is the same slice one step back: one slot (P S transfers) and one
-  // position away at most.
-  std::uint64_t max_deciding_distance() const override { return std::uint64_t(p_) * segments_ + 1; }
+  // An allgather slice's overwrite waits on the reduce-scatter slice (P-1) S slots back.
+  std::uint64_t max_dependency_distance() const override { return std::uint64_t(p_) * lanes_ * segments_; }
+  // A deciding dependency is the same slice one step back: S slots and one position away at most.
+  std::uint64_t max_deciding_distance() const override { return lanes_ * segments_ + 1; }
 
   StreamedTransfer transfer(TransferId id, std::vector<TransferId>& deps) const override {
-    const std::uint64_t n = p_, slot_size = n * segments_, rs_size = reduce_scatter_ ? phase_size() : 0;
+    const std::uint64_t n = p_, step_size = lanes_ * segments_, rs_size = reduce_scatter_ ? phase_size() : 0;
     deps.clear();
     StreamedTransfer x;
+    const std::uint64_t i = id % lanes_ % n;
     if (id < rs_size) {  // reduce-scatter step s, slice k, position i
-      const std::uint64_t s = id / slot_size, k = id / n % segments_, i = id % n;
-      fill(x, i, algorithms::ring_send(algorithms::RingPhase::reduce_scatter, i, s, n, shift_), k, std::uint32_t(id / n));
-      if (s > 0) deps.push_back(TransferId(id - slot_size - i + (i + n - 1) % n));
+      const std::uint64_t s = id / step_size, k = id / lanes_ % segments_;
+      fill(x, id, algorithms::ring_send(algorithms::RingPhase::reduce_scatter, i, s, n, shift_), k);
+      if (s > 0) deps.push_back(TransferId(id - step_size - i + (i + n - 1) % n));
     } else {  // allgather step a, slice k, position i
-      const std::uint64_t rel = id - rs_size, a = rel / slot_size, k = rel / n % segments_, i = rel % n;
-      fill(x, i, algorithms::ring_send(algorithms::RingPhase::allgather, i, a, n, shift_), k, std::uint32_t(id / n));
+      const std::uint64_t rel = id - rs_size, a = rel / step_size, k = rel / lanes_ % segments_;
+      fill(x, id, algorithms::ring_send(algorithms::RingPhase::allgather, i, a, n, shift_), k);
       if (reduce_scatter_) deps.push_back(TransferId(rel - i + (i + 1) % n));
-      const TransferId raw = TransferId(id - slot_size - i + (i + n - 1) % n);
+      const TransferId raw = TransferId(id - step_size - i + (i + n - 1) % n);
       if ((a > 0 || reduce_scatter_) && (deps.empty() || deps[0] != raw)) deps.push_back(raw);  // one on 2 ranks
     }
     x.deps = deps;
@@ -187,33 +198,37 @@ class RingStream final : public TransferStream {
   // The inverse of deciding_dependencies(): the same slice, one step on, one position on
   // (the last reduce-scatter step's slices go on into the allgather's first step).
   void successors(TransferId id, std::vector<TransferId>& out) const override {
-    const std::uint64_t n = p_, slot_size = n * segments_, i = id % n;
+    const std::uint64_t n = p_, i = id % lanes_ % n;
     out.clear();
-    const std::uint64_t next = id + slot_size - i + (i + 1) % n;
+    const std::uint64_t next = id + lanes_ * segments_ - i + (i + 1) % n;
     if (next < size()) out.push_back(TransferId(next));
   }
 
   std::vector<TransferId> roots() const override {  // the first step, every slice
     std::vector<TransferId> first;
-    for (std::uint64_t id = 0; p_ >= 2 && id < std::uint64_t(p_) * segments_; ++id) first.push_back(TransferId(id));
+    for (std::uint64_t id = 0; p_ >= 2 && id < lanes_ * segments_; ++id) first.push_back(TransferId(id));
     return first;
   }
 
  private:
-  std::uint64_t phase_size() const { return std::uint64_t(p_) * (p_ - 1) * segments_; }
+  std::uint64_t phase_size() const { return std::uint64_t(p_ - 1) * lanes_ * segments_; }
 
-  // Position i's send in its step (the step rule), slice k of it.
-  void fill(StreamedTransfer& x, std::uint64_t i, const algorithms::RingSend& send, std::uint64_t k,
-            std::uint32_t step) const {
-    x.src = Rank(i);
-    x.dst = Rank(send.to);
-    x.bytes = algorithms::ring_slice({0, info_.bytes}, p_, segments_, send.chunk, k).bytes;
+  // Transfer id's send in its step (the step rule, at its position i), slice k of it, in its
+  // channel: that channel's ranks and part of the buffer.
+  void fill(StreamedTransfer& x, std::uint64_t id, const algorithms::RingSend& send, std::uint64_t k) const {
+    const std::uint64_t lane = id % lanes_, c = lane / p_, i = lane % p_;
+    const ByteRange data = algorithms::channel_data(info_.bytes, channels_, std::uint32_t(c));
+    x.src = orders_.empty() ? Rank(i) : orders_[c][i];
+    x.dst = orders_.empty() ? Rank(send.to) : orders_[c][send.to];
+    x.bytes = algorithms::ring_slice({0, data.bytes}, p_, segments_, send.chunk, k).bytes;
     x.op = send.op;
-    x.step = step;
+    x.step = std::uint32_t(id / lanes_);
   }
 
   Rank p_;
-  std::uint64_t segments_ = 1;
+  std::uint32_t channels_ = 1;
+  std::uint64_t segments_ = 1, lanes_ = 1;
+  std::vector<std::vector<Rank>> orders_;  // with channels: each channel's ranks (channels.hpp)
   ScheduleInfo info_;
   bool reduce_scatter_ = true, allgather_ = true;
   std::uint64_t shift_ = 0;
@@ -225,12 +240,18 @@ std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& r) {
   if (r.collective != Collective::allreduce && r.collective != Collective::reduce_scatter &&
       r.collective != Collective::allgather)
     throw Error(fmt::format("ring does not implement {}", to_string(r.collective)));
+  check_channels(find_algorithm("ring"), r);
   const std::uint32_t segments = segments_for(find_algorithm("ring"), r);
-  if (r.ranks >= 2 && r.bytes < std::uint64_t(r.ranks) * segments)
-    throw Error(fmt::format("a streamed ring needs at least one byte per slice ({} bytes on {} ranks in {} segments)",
-                            r.bytes, r.ranks, segments));
-  if (std::uint64_t(r.ranks) * r.ranks * 2 * segments > 0xFFFFFFFFull)
-    throw Error(fmt::format("a ring on {} ranks in {} segments has more transfers than ids", r.ranks, segments));
+  const std::uint32_t channels = std::max<std::uint32_t>(r.channels, 1);
+  const std::uint64_t least = algorithms::channel_data(r.bytes, channels, channels - 1).bytes;  // the shortest part
+  if (r.ranks >= 2 && least < std::uint64_t(r.ranks) * segments)
+    throw Error(fmt::format("a streamed ring needs at least one byte per slice ({} bytes on {} ranks in {} channels of "
+                            "{} segments)",
+                            r.bytes, r.ranks, channels, segments));
+  // Its 2 (P-1) P S C transfers are numbered from 0 (16,384 ranks in 8 channels: 4.29 G ids).
+  if (2 * (std::uint64_t(r.ranks) - 1) * r.ranks * segments * channels > 0xFFFFFFFFull)
+    throw Error(fmt::format("a ring on {} ranks in {} channels of {} segments has more transfers than ids", r.ranks,
+                            channels, segments));
   return std::make_unique<RingStream>(r, segments);
 }
 

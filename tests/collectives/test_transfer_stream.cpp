@@ -101,6 +101,31 @@ TEST_CASE("a streamed ring equals the generated ring, in one segment or several"
       }
 }
 
+TEST_CASE("a streamed ring in C channels equals the generated one: rotated orders on nodes, or a mesh's given rings") {
+  for (std::uint32_t channels : {2u, 3u, 4u})
+    for (std::uint32_t segments : {1u, 3u})
+      for (Rank g : {2u, 4u})
+        for (Rank nodes : {1u, 3u}) {
+          INFO("C=" << channels << " S=" << segments << " G=" << g << " nodes=" << nodes);
+          ScheduleRequest r;
+          r.ranks = g * nodes;
+          r.ranks_per_node = g;
+          r.channels = channels;
+          r.bytes = 1000 * segments * channels + 7;  // channels, chunks and slices of unequal sizes
+          r.segments = segments;
+          require_same_transfers(generate_schedule("ring", r), *stream_ring(r));
+        }
+  // Given orders (a mesh's rings, topologies/ring_search.hpp): channel c over its own ring.
+  ScheduleRequest r;
+  r.ranks = 4;
+  r.channels = 3;
+  r.bytes = 4099;
+  r.channel_orders = {{0, 1, 2, 3}, {0, 3, 2, 1}, {0, 2, 1, 3}};
+  require_same_transfers(generate_schedule("ring", r), *stream_ring(r));
+  r.channels = 2;  // one order per channel, or refused
+  REQUIRE_THROWS_WITH(stream_ring(r), Catch::Contains("3 channel orders for 2 channels"));
+}
+
 TEST_CASE("a streamed hierarchical ring equals the generated one, on one node or many, in one segment or several") {
   for (Rank g : {1u, 2u, 3u, 4u, 8u})
     for (Rank m : {1u, 2u, 3u, 5u, 8u})

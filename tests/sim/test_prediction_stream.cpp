@@ -109,6 +109,24 @@ TEST_CASE("a streamed ring predicts the held ring's time, with and without share
   }
 }
 
+TEST_CASE("a streamed ring in C channels predicts the held ring's time: NICs of multi-GPU nodes, a mesh's rings") {
+  for (const bool rails : {true, false}) {
+    const ClusterConfig c = gpu_nodes(rails);
+    PredictionRequest held = request(c, "ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
+    held.channels = 3;
+    INFO((rails ? "rails" : "one NIC per node") << ", 3 channels");
+    std::vector<std::string> progress;
+    const auto [h, s] = require_stream_equals_held(held, "ring", progress);
+    for (const PredictionRecord& rec : s) REQUIRE(rec.channels == 3);
+  }
+  const ClusterConfig mesh = load_preset("hgx-a100-4gpu");  // 12 channels over the mesh's rings
+  PredictionRequest held = request(mesh, "ring", {(1 << 20) + 7, std::uint64_t(64) << 20});
+  held.channels = 12;  // asked: the suggestion alone streams in one channel
+  std::vector<std::string> progress;
+  const auto [h, s] = require_stream_equals_held(held, "ring", progress);
+  for (const PredictionRecord& rec : s) REQUIRE(rec.channels == 12);
+}
+
 TEST_CASE("a streamed hierarchical ring predicts the held one's time, with and without shared links") {
   for (bool rails : {true, false}) {
     INFO((rails ? "a NIC per GPU, on rails" : "one NIC per node, on a star"));
@@ -183,12 +201,12 @@ TEST_CASE("a schedule that would be large held streams where it can, and --strea
   PredictionRequest detail = big("hierarchical-ring", "flow");
   detail.on_flow_run = [](const PredictionRecord&, const Schedule&, const FlowResult&) {};
   REQUIRE(holding_for(detail, "hierarchical-ring", gib) == Holding::held);
-  // A ring of 4,096 ranks (33.5 M transfers) streams on one channel, and is held on several.
+  // A ring of 4,096 ranks (33.5 M transfers) streams, on one channel or the several asked for.
   PredictionRequest ring = big("ring", "flow");
   ring.ranks = 4096;
   REQUIRE(holding_for(ring, "ring", gib) == Holding::streamed);
   ring.channels = 2;
-  REQUIRE(holding_for(ring, "ring", gib) == Holding::held);
+  REQUIRE(holding_for(ring, "ring", gib) == Holding::streamed);
   ring.channels = 1;
   ring.ranks = 2048;  // 8.4 M transfers: under the threshold
   REQUIRE(holding_for(ring, "ring", gib) == Holding::held);

@@ -4,7 +4,8 @@
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive; with more ranks than
 # cores, a warning that says so (and none otherwise). At P = 4 also
-# hierarchical-ring and nccl-tree (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels; at P = 3 the other collectives, alltoall included.
+# hierarchical-ring and nccl-tree (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels, and the ring on the
+# 4-GPU A100 mesh's searched rings; at P = 3 the other collectives, alltoall included.
 set -u
 collsim=$1
 ranks=$2
@@ -59,6 +60,8 @@ if [ "$ranks" -eq 4 ]; then
   # channels: two instances on halves of the buffer, rank orders rotated within nodes of 2
   check_run 8 "ring, tree, two-tree, nccl-tree in 2 channels" --algo ring,tree,two-tree,nccl-tree --channels 2 --ranks-per-node 2 \
     --bytes 4K,1028 --no-reference
+  # a switchless NVLink mesh: the ring's 12 channels over the rings the search finds on the 4-GPU A100 board
+  check_run 2 "ring on hgx-a100-4gpu's 12 searched rings" --algo ring --preset hgx-a100-4gpu --bytes 4K,1028 --no-reference
 fi
 if [ "$ranks" -eq 3 ]; then
   for c in reduce-scatter allgather broadcast reduce alltoall; do

@@ -464,6 +464,7 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   Protocol priced = protocol;
   priced.step = runtime.step;
   priced.rate = runtime.rate;
+  if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
           .fixed_s = runtime.fixed_s};
 }

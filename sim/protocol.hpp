@@ -40,9 +40,12 @@ struct StepLatency {
 // the tree) or in all (LL); the channels it starts grow with the size. Where a run has a cap,
 // a message on a route with a known transport drains at no more than cap_Bps, alone or shared
 // (a cap on the flow, as a size factor is); unlimited otherwise.
+// Its model also gives each protocol its own share of the links' rate on each algorithm (the
+// tree's LL a quarter, not a half), which takes the place of the protocol's payload fraction.
 struct RuntimeRate {
   double cap_Bps = std::numeric_limits<double>::infinity();
   std::uint32_t channels = 0;  // the channels the library runs at this size (0: not modelled)
+  double link_share = 0;       // of the links' rate, in (0, 1] (0: the protocol's payload fraction)
 
   bool active() const { return cap_Bps != std::numeric_limits<double>::infinity(); }
 };

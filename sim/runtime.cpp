@@ -118,6 +118,18 @@ double rate_cap_Bps(Family family, Proto proto, std::uint32_t channels, const Ru
   return tree;
 }
 
+// The share of the links' rate NCCL's model gives `proto` on `family` (ncclTopoTuneModel's
+// refinements): the ring's LL half (busBw * .5) and LL128 0.92 ("0.92 /*120.0/128.0*/"), its
+// Simple all; every tree allreduce 0.92 ("busBw * .92"), its LL 1/3.8 of that, its LL128 7/9 of
+// it on one node and 120/128 across nodes.
+double link_share(Family family, Proto proto, Rank nodes) {
+  if (family == Family::ring) return proto == kLL ? 0.5 : proto == kLL128 ? 0.92 : 1.0;
+  constexpr double kTree = 0.92;
+  if (proto == kLL) return kTree / 3.8;
+  if (proto == kLL128) return kTree * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+  return kTree;
+}
+
 }  // namespace
 
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
@@ -144,6 +156,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
     if (hardware.compute_capability > 0) {
       out.rate.channels = nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks);
       out.rate.cap_Bps = rate_cap_Bps(family, proto, out.rate.channels, hardware, nodes);
+      out.rate.link_share = link_share(family, proto, nodes);
     }
   } else {
     out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);

@@ -11,7 +11,9 @@
 //           of them for a small collective; its model caps what a protocol moves per channel
 //           (LL128, the tree's protocols) or in all (LL), by GPU generation: each message of
 //           the run drains at no more than channels x the per-channel rate (sim/protocol.hpp,
-//           RuntimeRate). Only where the config names its GPUs (RuntimeHardware).
+//           RuntimeRate), and the links give each protocol NCCL's share of their rate on
+//           that algorithm in place of its payload fraction (the tree's LL 0.92 / 3.8, not
+//           1/2). Only where the config names its GPUs (RuntimeHardware).
 // The numbers are NCCL's own tuning constants (src/graph/tuning.cc, NCCL 2.30.x: baseLatencies
 // and hwLatencies, NVIDIA's measurements of its runtime on its hardware), read as facts of the
 // library and never fitted here to an allreduce measurement. A cluster names its runtime in

@@ -122,12 +122,23 @@ TEST_CASE("NCCL's rate caps by protocol, algorithm, GPU generation and nodes (tu
   CHECK_FALSE(nccl("ring", ll, 1, 8).rate.active());
   CHECK_FALSE(nccl("nvls", simple, 1, 8, 1 << 20, hopper).rate.active());
   CHECK(nccl("ring", ll, 1, 8, 1 << 20, hopper).rate.channels == 32);
+  // The share of the links' rate each protocol gets on each algorithm, in place of its payload
+  // fraction: the ring's LL 1/2, LL128 0.92, Simple 1; the tree's 0.92, its LL 0.92 / 3.8, its
+  // LL128 0.92 x 7/9 on one node and 0.92 x 120/128 across nodes; none without a GPU named.
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, hopper).rate.link_share == Approx(0.5));
+  CHECK(nccl("ring", ll128, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92));
+  CHECK(nccl("ring", simple, 2, 8, 1 << 20, hopper).rate.link_share == Approx(1.0));
+  CHECK(nccl("nccl-tree", simple, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92));
+  CHECK(nccl("nccl-tree", ll, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 / 3.8));
+  CHECK(nccl("nccl-tree", ll128, 1, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 * 7 / 9));
+  CHECK(nccl("nccl-tree", ll128, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 * 120 / 128));
+  CHECK(nccl("nccl-tree", ll128, 2, 8).rate.link_share == 0);
 }
 
 TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
   const ClusterConfig c = hopper_star();
   // 4 ranks, 6 steps of N/4; NVLink LL 0.6 us a step, LL128 1.9 us, Simple 3.4 us; bases 6.6,
-  // 14, 8.4 us. The links give LL half of 380 GB/s, LL128 120/128 of it.
+  // 14, 8.4 us. The links give LL half of 380 GB/s, LL128 0.92 of it (NCCL's shares).
   struct Case {
     const char* protocol;
     std::uint64_t bytes;
@@ -135,12 +146,14 @@ TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
   } cases[] = {
       // latency-bound: 4 KiB of LL on one channel (the cap, 141 GB/s, hardly matters)
       {"ll", 4096, 6.6, 0.6, 141e9},
-      // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links
+      // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links' 350
       {"ll128", 40960, 14.0, 1.9, 8 * 36.7e9},
       // rate-bound: 64 MiB of LL at llMaxBws 141 GB/s, below the links' 190
       {"ll", 64 << 20, 6.6, 0.6, 141e9},
       // bandwidth-bound: 256 MiB of Simple at the links' rate, no cap
       {"simple", 256 << 20, 8.4, 3.4, kNvlink4_Bps},
+      // bandwidth-bound: 256 MiB of LL128 at NCCL's share of the links, 0.92 (not 120/128)
+      {"ll128", 256 << 20, 14.0, 1.9, 0.92 * kNvlink4_Bps},
   };
   for (const Case& k : cases)
     for (EngineKind engine : {EngineKind::analytic, EngineKind::flow}) {

@@ -148,7 +148,12 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   if (c.runtime == CollectiveRuntime::nccl)
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
                "and transport (NVLink, PCI, network) instead of the links' alpha; NVLS and CollNet their whole latency "
-               "once (NCCL 2.30 tuning.cc)\n\n");
+               "once{} (NCCL 2.30 tuning.cc)\n\n",
+               c.runtime_hardware.compute_capability == 0
+                   ? ""
+                   : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "
+                                 "it starts by size",
+                                 c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;
@@ -287,9 +292,14 @@ double leading_share(const std::string& line) {
 // transfer, which the critical path below does not show (it starts at the first transfer).
 std::string runtime_detail_text(const PredictionRecord& rec) {
   if (rec.runtime_s <= 0) return "";
-  return fmt::format("  runtime: {} before the first transfer (the library's launch and base latency for {}, {}); "
-                     "the critical path below adds to it\n",
-                     format_seconds(rec.runtime_s), rec.algorithm, rec.protocol.name);
+  std::string text = fmt::format("  runtime: {} before the first transfer (the library's launch and base latency for {}, "
+                                 "{}); the critical path below adds to it\n",
+                                 format_seconds(rec.runtime_s), rec.runs, rec.protocol.name);
+  if (const RuntimeRate& rate = rec.protocol.rate; rate.active())
+    text += fmt::format("  runtime: {} channel{} at this size, each message at most {:.1f} GB/s ({} {}: NCCL's rate "
+                        "caps)\n",
+                        rate.channels, rate.channels == 1 ? "" : "s", rate.cap_Bps / 1e9, rec.runs, rec.protocol.name);
+  return text;
 }
 
 // --trace and --detail: what each flow run leaves besides its time. Runs are keyed by

@@ -413,9 +413,15 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   median |error| up to 1 MiB from 70% to 32%; NCCL's own tree (`nccl-tree`: a chain in each node,
   a double binary tree across nodes) in `--algo nccl` in place of the flat two-tree took it to
   27% (on one node an 8-GPU chain is slower than the ring there, so NCCL's choice at small sizes
-  is now the ring with LL). What is still missing: the channel count and per-channel rate NCCL
-  uses by size; the chunk, slice and loop structure of its pipeline, which puts the half-way size
-  of the bandwidth ramp near 16-32 MiB on these nodes where collsim has it near 4-8 MiB.
+  is now the ring with LL). With the GPUs named in each preset's `runtime:` map, a ring or tree
+  also moves no faster than NCCL's rate caps (LL's whole rate, LL128's and the tree's per channel,
+  on the channels NCCL starts at the size) and at NCCL's share of the links per protocol and
+  algorithm (tuning.cc), which slowed LL at 256 KiB-2 MiB on one node and moved the EFA and TCPXO
+  rows off LL between nodes (median up to 1 MiB 27.3% -> 26.9%, >= 256 MiB 21.7% -> 17.7% with
+  NVLS's channels, below). What is still missing: the Simple ring's per-channel rate (one thread
+  block's copy rate) and NCCL's own channel count from its topology search; the chunk, slice and
+  loop structure of its pipeline, which puts the half-way size of the bandwidth ramp near 16-32
+  MiB on these nodes where collsim has it near 4-8 MiB.
 - **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
   `gcp-a3mega-tcpxo` take their NICs' rates from AWS's and Google's instance pages (and EFA's
   efficiency from a published two-node libfabric measurement), but their per-message start-up
@@ -445,8 +451,10 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   switch and brought the single-node rows from 27-29% fast to 16-18% fast at 1 GiB and more. What remains:
   collsim runs NVLink at the rate the catalog gives peer copies (84% of the link), and NCCL's
   NVLS kernels, whose SMs split between scatter, reduce and gather warps, do not reach it; no
-  point-to-point figure gives NVLS's own rate, and NCCL's model (`nvlsEfficiency` 0.85 of the
-  bus bandwidth) is the switch's throughput in the preset already.
+  point-to-point figure gives NVLS's own rate. NCCL's model (`nvlsEfficiency` 0.85 of the bus
+  bandwidth, on 15 of its 16 NVLS channels on Hopper: tuning.cc, transport/nvls.cc) is the
+  switch's throughput in the presets (2.87 TB/s), which took these rows from 16-18% fast to
+  about 11-13% fast at 1 GiB and more.
 - **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
   so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
   CPU and back down; the preset makes that link the one resource all messages share. One way

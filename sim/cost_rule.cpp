@@ -48,8 +48,13 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
     latency_s += link.latency_s * start.latency;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps * c.efficiency * stream.bandwidth * payload_of(link, protocol));
   }
-  if (protocol.step.active)  // the library's step synchronization replaces the classes' alpha
-    if (const Transport t = route_transport(network, route); t != Transport::unknown) alpha_s = protocol.step.at(t);
+  // The library's step synchronization replaces the classes' alpha, and its rate per channel
+  // caps the message (sim/runtime.hpp), on routes between GPUs (a known transport).
+  if (protocol.step.active || protocol.rate.active())
+    if (const Transport t = route_transport(network, route); t != Transport::unknown) {
+      if (protocol.step.active) alpha_s = protocol.step.at(t);
+      bottleneck_Bps = std::min(bottleneck_Bps, protocol.rate.cap_Bps);
+    }
   return {alpha_s + latency_s, bottleneck_Bps};
 }
 

@@ -350,7 +350,7 @@ CostModel flat_model(const RunCosts& costs) {
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
   if (r.on_candidate) r.on_candidate(algorithm, protocol);
-  const RunCosts costs = run_costs(r, algorithm, protocol);
+  const RunCosts costs = run_costs(r, algorithm, protocol, bytes);
   const CostModel flat = flat_model(costs);
   if (r.schedule) return price_held(r, costs, flat, *r.schedule, false);
   return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
@@ -484,21 +484,26 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   r.cost = cluster.cost;
   r.topology = cluster.topology;
   r.runtime = cluster.runtime;
+  r.runtime_hardware = cluster.runtime_hardware;
   r.engine = default_engine(cluster.topology);
   return r;
 }
 
-RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol) {
-  const RunRuntime runtime =
-      run_runtime(r.runtime, algorithm, protocol, r.topology->spanned_nodes(), r.topology->endpoints_per_node);
+RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol,
+                   std::uint64_t bytes) {
+  const RuntimeRun run{.algorithm = algorithm, .protocol = protocol, .bytes = bytes, .ranks = r.ranks,
+                       .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node};
+  const RunRuntime runtime = run_runtime(r.runtime, r.runtime_hardware, run);
   Protocol priced = protocol;
   priced.step = runtime.step;
+  priced.rate = runtime.rate;
+  if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
           .fixed_s = runtime.fixed_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
-  check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol()));
+  check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol(), 0));
   if (r.schedule) return {predict_schedule(r)};
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty())

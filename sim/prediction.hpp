@@ -116,6 +116,7 @@ struct PredictionRequest {
   Streaming streaming = Streaming::when_large;
   // The collective library's runtime (sim/runtime.hpp): none prices the links alone.
   CollectiveRuntime runtime = CollectiveRuntime::none;
+  RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
 };
 
 // The engine a cluster gets when none is named (--engine auto): the flow engine where the
@@ -133,9 +134,10 @@ inline constexpr std::string_view kDefaultSizes = "1K,64K,1M,16M,256M,1G";
 // protocol; every algorithm. The caller then sets what its user chose.
 PredictionRequest cluster_request(const ClusterConfig& cluster);
 
-// The priced run of `algorithm` under `request` with `protocol`: its cluster, gamma, protocol
-// and the cluster's runtime for that algorithm and protocol (sim/runtime.hpp).
-RunCosts run_costs(const PredictionRequest& request, std::string_view algorithm, const Protocol& protocol);
+// The priced run of `algorithm` on `bytes` under `request` with `protocol`: its cluster, gamma,
+// protocol and the cluster's runtime for that algorithm, protocol and size (sim/runtime.hpp).
+RunCosts run_costs(const PredictionRequest& request, std::string_view algorithm, const Protocol& protocol,
+                   std::uint64_t bytes);
 
 // How predict runs one algorithm at one size. A held schedule is generated whole and gives
 // every output (analytic column, --detail, --trace). A streamed one is told transfer by

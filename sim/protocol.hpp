@@ -12,6 +12,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,12 +35,28 @@ struct StepLatency {
   double at(Transport transport) const { return by_transport[std::size_t(transport)]; }
 };
 
+// A collective library's rate per rank (sim/runtime.hpp): NCCL runs a collective on channels,
+// one thread block each, and its tuning model caps what a protocol moves per channel (LL128,
+// the tree) or in all (LL); the channels it starts grow with the size. Where a run has a cap,
+// a message on a route with a known transport drains at no more than cap_Bps, alone or shared
+// (a cap on the flow, as a size factor is); unlimited otherwise.
+// Its model also gives each protocol its own share of the links' rate on each algorithm (the
+// tree's LL a quarter, not a half), which takes the place of the protocol's payload fraction.
+struct RuntimeRate {
+  double cap_Bps = std::numeric_limits<double>::infinity();
+  std::uint32_t channels = 0;  // the channels the library runs at this size (0: not modelled)
+  double link_share = 0;       // of the links' rate, in (0, 1] (0: the protocol's payload fraction)
+
+  bool active() const { return cap_Bps != std::numeric_limits<double>::infinity(); }
+};
+
 struct Protocol {
   std::string_view name = "simple";
   double payload_fraction = 1;  // data bytes per byte on the wire, in (0, 1]
   double startup_factor = 1;    // on each message's alpha, > 0
   std::string_view source;      // where the numbers come from, in one line
   StepLatency step;             // the run's library's, for its algorithm and this protocol
+  RuntimeRate rate;             // the run's library's, for its algorithm, this protocol and size
 
   bool is_simple() const { return payload_fraction == 1 && startup_factor == 1; }
   // One of the table's protocols: the name says which.

@@ -3,11 +3,15 @@
 //
 // Source for every number below: NVIDIA/nccl, src/graph/tuning.cc at 2.30.x (makefiles/
 // version.mk: NCCL_MAJOR 2, NCCL_MINOR 30), ncclTunerConstantsDefaults (baseLatencies,
-// hwLatencies, in microseconds) and ncclTopoTuneModel (how they add up per algorithm).
+// hwLatencies, in microseconds; llMaxBws and the perChMax*Bws, in GB/s) and ncclTopoTuneModel
+// (how they add up per algorithm); the channels by size from src/enqueue.cc (topoGetAlgoInfo),
+// src/include/comm.h and src/include/device.h.
 #include "sim/runtime.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 
 namespace collsim {
 namespace {
@@ -65,13 +69,83 @@ double in_network_latency_s(Family family, Rank nodes, Rank ranks_per_node) {
   }
 }
 
+// --- Rates (ncclTopoTuneModel's "model refinements"), in GB/s as tuning.cc writes them. ---
+// Rows by GPU generation as NCCL indexes them (compCapIndex: Volta below 8.0, Ampere 8.x,
+// Hopper 9.x, Blackwell 10.0 and up); columns by the nodes the collective spans: 1, 2, more.
+enum Generation : std::uint8_t { kVolta, kAmpere, kHopper, kBlackwell };
+// llMaxBws: LL's whole bus bandwidth. One node: the row of the GPU generation; across nodes
+// the row of the hosts' CPU (Intel and others: row 0; AMD: row 1), as tuning.cc takes it.
+constexpr double kLlMax[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+// perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: per channel.
+constexpr double kRingLL128PerChannel[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
+constexpr double kTreeLL128PerChannel[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+constexpr double kTreePerChannel[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+constexpr double kGBps = 1e9;
+
+// --- Channels by size (enqueue.cc, topoGetAlgoInfo: "while (nBytes < nc * nt * threadThreshold)
+// nc--"). Threads per channel: NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
+// NCCL_SIMPLE_MAX_NTHREADS 512 (device.h); bytes per thread before another channel starts:
+// NCCL_LL_THREAD_THRESHOLD 8 (times the ranks for the ring), NCCL_LL128_THREAD_THRESHOLD 8,
+// NCCL_SIMPLE_THREAD_THRESHOLD 64 (comm.h; tuning.cc sets them). NCCL's Simple ring takes 256
+// threads where its rings' whole bandwidth is below PCIe's; collsim keeps 512 there.
+constexpr std::uint64_t kThreads[3] = {512, 640, 512};
+constexpr std::uint64_t kThreadThreshold[3] = {8, 8, 64};
+
+Generation generation_of(std::uint32_t compute_capability) {
+  return compute_capability >= 100 ? kBlackwell : compute_capability >= 90 ? kHopper
+                                                : compute_capability >= 80 ? kAmpere
+                                                                           : kVolta;
+}
+
+std::size_t nodes_column(Rank nodes) { return nodes <= 2 ? std::size_t(std::max<Rank>(nodes, 1) - 1) : 2; }
+
+// The bus bandwidth NCCL's model allows `family` with `proto` on `channels` channels; infinite
+// where it sets none (the Simple ring: its graph search's rate, which the links stand for here).
+double rate_cap_Bps(Family family, Proto proto, std::uint32_t channels, const RuntimeHardware& hardware, Rank nodes) {
+  const Generation gpu = generation_of(hardware.compute_capability);
+  const std::size_t column = nodes_column(nodes);
+  const std::size_t ll_row = nodes == 1 ? std::size_t(gpu) : hardware.amd_hosts ? 1 : 0;
+  const double ll = kLlMax[ll_row][column] * kGBps, n = double(channels);
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  if (family == Family::ring) {
+    if (proto == kLL) return ll;
+    if (proto == kLL128) return n * kRingLL128PerChannel[gpu][column] * kGBps;
+    return kNone;
+  }
+  const double tree = n * kTreePerChannel[gpu][column] * kGBps;  // every tree allreduce
+  if (proto == kLL) return std::min(tree, ll);
+  if (proto == kLL128) return std::min(tree, n * kTreeLL128PerChannel[gpu][column] * kGBps);
+  return tree;
+}
+
+// The share of the links' rate NCCL's model gives `proto` on `family` (ncclTopoTuneModel's
+// refinements): the ring's LL half (busBw * .5) and LL128 0.92 ("0.92 /*120.0/128.0*/"), its
+// Simple all; every tree allreduce 0.92 ("busBw * .92"), its LL 1/3.8 of that, its LL128 7/9 of
+// it on one node and 120/128 across nodes.
+double link_share(Family family, Proto proto, Rank nodes) {
+  if (family == Family::ring) return proto == kLL ? 0.5 : proto == kLL128 ? 0.92 : 1.0;
+  constexpr double kTree = 0.92;
+  if (proto == kLL) return kTree / 3.8;
+  if (proto == kLL128) return kTree * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+  return kTree;
+}
+
 }  // namespace
 
-RunRuntime run_runtime(CollectiveRuntime runtime, std::string_view algorithm, const Protocol& protocol, Rank nodes,
-                       Rank ranks_per_node) {
-  if (runtime == CollectiveRuntime::none) return {};
-  const Family family = family_of(algorithm);
+std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
+                                    Rank ranks) {
   const Proto proto = proto_of(protocol);
+  std::uint64_t per_channel = kThreads[proto] * kThreadThreshold[proto];
+  if (proto == kLL && family_of(algorithm) == Family::ring) per_channel *= std::max<Rank>(ranks, 1);
+  const std::uint64_t fits = bytes / per_channel;
+  return std::uint32_t(std::clamp<std::uint64_t>(fits, 1, std::numeric_limits<std::uint32_t>::max()));
+}
+
+RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run) {
+  if (runtime == CollectiveRuntime::none) return {};
+  const Family family = family_of(run.algorithm);
+  const Proto proto = proto_of(run.protocol);
+  const Rank nodes = run.nodes, ranks_per_node = run.ranks_per_node;
   RunRuntime out;
   out.fixed_s = 1e-6 * kBase[std::size_t(family)][proto];
   out.step.active = true;  // in-network algorithms: their latency is fixed, their steps free
@@ -79,6 +153,11 @@ RunRuntime run_runtime(CollectiveRuntime runtime, std::string_view algorithm, co
     out.step.by_transport[std::size_t(Transport::nvlink)] = hw_s(kNvlink, family, proto);
     out.step.by_transport[std::size_t(Transport::pci)] = hw_s(kPci, family, proto);
     out.step.by_transport[std::size_t(Transport::net)] = hw_s(kNet, family, proto);
+    if (hardware.compute_capability > 0) {
+      out.rate.channels = nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks);
+      out.rate.cap_Bps = rate_cap_Bps(family, proto, out.rate.channels, hardware, nodes);
+      out.rate.link_share = link_share(family, proto, nodes);
+    }
   } else {
     out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);
   }

@@ -6,7 +6,14 @@
 //   step:   each transfer of a ring or tree waits on a flag its peer sets: a latency by
 //           protocol (LL and LL128 poll their lines, Simple fences and polls a flag) and by the
 //           transport it crosses (NVLink, PCIe, network), which takes the place of the link
-//           classes' alpha (sim/protocol.hpp, StepLatency).
+//           classes' alpha (sim/protocol.hpp, StepLatency);
+//   rate:   the library runs a collective on channels, one thread block each, and starts fewer
+//           of them for a small collective; its model caps what a protocol moves per channel
+//           (LL128, the tree's protocols) or in all (LL), by GPU generation: each message of
+//           the run drains at no more than channels x the per-channel rate (sim/protocol.hpp,
+//           RuntimeRate), and the links give each protocol NCCL's share of their rate on
+//           that algorithm in place of its payload fraction (the tree's LL 0.92 / 3.8, not
+//           1/2). Only where the config names its GPUs (RuntimeHardware).
 // The numbers are NCCL's own tuning constants (src/graph/tuning.cc, NCCL 2.30.x: baseLatencies
 // and hwLatencies, NVIDIA's measurements of its runtime on its hardware), read as facts of the
 // library and never fitted here to an allreduce measurement. A cluster names its runtime in
@@ -14,6 +21,7 @@
 // Touches nothing but its arguments.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "collectives/schedule.hpp"
@@ -25,11 +33,28 @@ namespace collsim {
 struct RunRuntime {
   double fixed_s = 0;  // once per collective
   StepLatency step;    // per transfer, by transport (inactive: the classes' alpha)
+  RuntimeRate rate;    // per message (inactive: the links alone)
 };
 
-// The runtime of `algorithm` (collsim's name) run with `protocol` on ranks spanning `nodes`
-// nodes of `ranks_per_node` (NVLS-tree and CollNet count them); none: a zero cost.
-RunRuntime run_runtime(CollectiveRuntime runtime, std::string_view algorithm, const Protocol& protocol, Rank nodes,
-                       Rank ranks_per_node);
+// One run as the runtime sees it: `algorithm` (collsim's name) with `protocol` on a collective
+// of `bytes`, `ranks` ranks spanning `nodes` nodes of `ranks_per_node` (NVLS-tree and CollNet
+// count them).
+struct RuntimeRun {
+  std::string_view algorithm;
+  const Protocol& protocol;
+  std::uint64_t bytes = 0;
+  Rank ranks = 1;
+  Rank nodes = 1;
+  Rank ranks_per_node = 1;
+};
+
+// The runtime of `run`; none: a zero cost. The rate caps need `hardware`'s compute capability
+// (none without it).
+RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run);
+
+// The channels NCCL starts for a ring or tree collective of `bytes` (enqueue.cc,
+// topoGetAlgoInfo), before its own channel count (its topology search's) bounds them.
+std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
+                                    Rank ranks);
 
 }  // namespace collsim

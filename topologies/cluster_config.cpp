@@ -310,15 +310,41 @@ std::vector<ReducerRouter::Served> reducers_served(const Topology& t) {
   return served;
 }
 
+CollectiveRuntime runtime_library(const ConfigReader& in, const YAML::Node& v, const std::string& field) {
+  const std::string name = in.text(v, field);
+  if (name == "nccl") return CollectiveRuntime::nccl;
+  if (name != "none") in.fail(v, fmt::format("'{}' must be nccl or none, got '{}'", field, name));
+  return CollectiveRuntime::none;
+}
+
+// `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
+// are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp).
+void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c) {
+  if (!r.IsMap()) {
+    c.runtime = runtime_library(in, r, "runtime");
+    return;
+  }
+  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu"});
+  c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");
+  const YAML::Node cc = in.require(r, "compute_capability", "runtime");
+  const double x = in.number(cc, "runtime.compute_capability", false);
+  const double tenths = std::round(x * 10);
+  if (std::abs(x * 10 - tenths) > 1e-6 || x < 3.0 || x > 20.0)
+    in.fail(cc, fmt::format("'runtime.compute_capability' must be a CUDA compute capability such as 8.0 or 9.0 "
+                            "(got {})", x));
+  c.runtime_hardware.compute_capability = std::uint32_t(tenths);
+  const YAML::Node cpu = in.require(r, "host_cpu", "runtime");
+  const std::string vendor = in.text(cpu, "runtime.host_cpu");
+  if (vendor != "amd" && vendor != "intel" && vendor != "arm" && vendor != "power")
+    in.fail(cpu, fmt::format("'runtime.host_cpu' must be amd, intel, arm or power, got '{}'", vendor));
+  c.runtime_hardware.amd_hosts = vendor == "amd";
+}
+
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "core_copy_Bps", "reduction_factors",
                                  "reduction_into_sent_factors", "bytes", "calibration", "runtime"});
-  if (const YAML::Node r = root["runtime"]) {
-    const std::string name = in.text(r, "runtime");
-    if (name == "nccl") c.runtime = CollectiveRuntime::nccl;
-    else if (name != "none") in.fail(r, fmt::format("'runtime' must be nccl or none, got '{}'", name));
-  }
+  if (const YAML::Node r = root["runtime"]) read_runtime(in, r, c);
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;

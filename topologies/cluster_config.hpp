@@ -24,6 +24,15 @@ namespace collsim {
 // alone: CPU MPI clusters, teaching what-ifs) or NCCL (`runtime: nccl`, GPU clusters).
 enum class CollectiveRuntime : std::uint8_t { none, nccl };
 
+// What the runtime's rate caps depend on (sim/runtime.hpp), from the config's `runtime:` map:
+// the GPUs' CUDA compute capability (NCCL picks its per-channel bandwidth tables by it) and
+// whether the hosts are AMD (NCCL's LL bandwidth across nodes has a row for AMD hosts and one
+// for all others). compute_capability 0: not given (`runtime: nccl` alone), no rate caps.
+struct RuntimeHardware {
+  std::uint32_t compute_capability = 0;  // major x 10 + minor: 90 for an H100
+  bool amd_hosts = false;
+};
+
 struct ClusterConfig {
   std::string name;
   std::string description;
@@ -38,6 +47,7 @@ struct ClusterConfig {
   std::shared_ptr<Topology> topology;
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
   CollectiveRuntime runtime = CollectiveRuntime::none;
+  RuntimeHardware runtime_hardware;  // with runtime nccl in its map form
   // A calibrated config's `calibration:` field (topology form): false when its fit is not
   // to be trusted, with the reasons.
   bool calibration_reliable = true;

@@ -1,6 +1,8 @@
 // tests/sim/test_runtime.cpp — the collective runtime (sim/runtime.hpp): with `runtime: nccl`,
 // a collective pays NCCL's base latency once and every transfer NCCL's step latency for its
-// protocol and transport instead of its link classes' alpha; NVLS its whole latency once.
+// protocol and transport instead of its link classes' alpha; NVLS its whole latency once; with
+// the GPUs named, a ring or tree moves no faster than NCCL's rate caps on the channels it
+// starts at its size.
 // Closed forms written by hand from NCCL 2.30's tuning.cc constants; the flow engine against
 // SimGrid where SimGrid is built; a cluster without a runtime is priced as before.
 #include <catch2/catch.hpp>
@@ -40,6 +42,14 @@ PredictionRecord ring(const ClusterConfig& c, std::uint64_t bytes, const Protoco
 
 constexpr double kNvlink4_Bps = 18 * 25.0e9 * 0.844;
 
+// NCCL's runtime for `algorithm` with `protocol` on `nodes` nodes of `per_node` ranks, no GPU
+// named (latencies only) unless `hardware` names one.
+RunRuntime nccl(std::string_view algorithm, const Protocol& protocol, Rank nodes, Rank per_node,
+                std::uint64_t bytes = 1 << 20, RuntimeHardware hardware = {}) {
+  return run_runtime(CollectiveRuntime::nccl, hardware,
+                     RuntimeRun{algorithm, protocol, bytes, nodes * per_node, nodes, per_node});
+}
+
 }  // namespace
 
 TEST_CASE("with NCCL's runtime a ring pays the base latency once and the step latency per step, by protocol") {
@@ -66,6 +76,95 @@ TEST_CASE("with NCCL's runtime a ring pays the base latency once and the step la
     }
 }
 
+// Four GPUs of one node on its NVSwitch (the star's links; one node, as NCCL counts hosts), with
+// the runtime's map naming the GPUs (Hopper, one node: NCCL's llMaxBws 141 GB/s,
+// perChMaxRingLL128Bws 36.7 GB/s per channel).
+ClusterConfig hopper_star() {
+  return parse_cluster_config("name: s\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n"
+                              "nodes: {count: 1, gpus_per_node: 4, switch: nvswitch, gpu_link: nv}\n"
+                              "gamma_s_per_byte: 0\n"
+                              "runtime: {library: nccl, compute_capability: 9.0, host_cpu: intel}\n",
+                              "s.yaml");
+}
+
+TEST_CASE("NCCL starts channels by size: bytes per thread and threads per channel of each protocol") {
+  const Protocol &ll = find_protocol("ll"), &ll128 = find_protocol("ll128"), &simple = simple_protocol();
+  // Simple: 512 threads x 64 bytes = 32 KiB a channel; LL128: 640 x 8 = 5 KiB; LL: 512 x 8,
+  // times the ranks for the ring (4 KiB x 8 = 32 KiB on 8 ranks), not for the tree.
+  CHECK(nccl_channels_by_size("ring", simple, 1 << 20, 8) == 32);
+  CHECK(nccl_channels_by_size("ring", simple, (32 << 10) - 1, 8) == 1);
+  CHECK(nccl_channels_by_size("ring", ll128, 40960, 8) == 8);
+  CHECK(nccl_channels_by_size("ring", ll, 1 << 20, 8) == 32);
+  CHECK(nccl_channels_by_size("nccl-tree", ll, 1 << 20, 8) == 256);
+  CHECK(nccl_channels_by_size("ring", ll, 0, 8) == 1);
+}
+
+TEST_CASE("NCCL's rate caps by protocol, algorithm, GPU generation and nodes (tuning.cc)") {
+  const Protocol &ll = find_protocol("ll"), &ll128 = find_protocol("ll128"), &simple = simple_protocol();
+  const RuntimeHardware hopper{90, false}, ampere{80, false}, volta_amd{70, true}, ampere_amd{80, true};
+  // LL: the whole llMaxBws; one node by GPU (Hopper 141, Ampere 87.7), across nodes by host
+  // (Intel and others 39 / 20.4, AMD 22.5 / 19.0 on 2 / more nodes).
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, hopper).rate.cap_Bps == Approx(141e9));
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, ampere).rate.cap_Bps == Approx(87.7e9));
+  CHECK(nccl("ring", ll, 2, 8, 1 << 20, hopper).rate.cap_Bps == Approx(39e9));
+  CHECK(nccl("ring", ll, 2, 8, 1 << 20, ampere_amd).rate.cap_Bps == Approx(22.5e9));
+  CHECK(nccl("ring", ll, 4, 8, 1 << 20, volta_amd).rate.cap_Bps == Approx(19.0e9));
+  // LL128 ring: channels x 36.7 GB/s on Hopper, 20 on Ampere.
+  CHECK(nccl("ring", ll128, 1, 8, 40960, hopper).rate.cap_Bps == Approx(8 * 36.7e9));
+  CHECK(nccl("ring", ll128, 1, 8, 40960, ampere).rate.cap_Bps == Approx(8 * 20e9));
+  // The tree: channels x perChMaxTreeBws (Ampere, 2 nodes: 23.6), and LL128's own where lower.
+  CHECK(nccl("nccl-tree", simple, 2, 8, 65536, ampere).rate.cap_Bps == Approx(2 * 23.6e9));
+  CHECK(nccl("nccl-tree", ll128, 4, 8, 5120, hopper).rate.cap_Bps == Approx(29.0e9));
+  CHECK(nccl("nccl-tree", ll, 1, 8, 1 << 30, hopper).rate.cap_Bps == Approx(141e9));
+  // The Simple ring has none (its graph search's rate: the links here); no GPU named, no caps;
+  // NVLS none (its rate is the switch's).
+  CHECK_FALSE(nccl("ring", simple, 1, 8, 1 << 20, hopper).rate.active());
+  CHECK_FALSE(nccl("ring", ll, 1, 8).rate.active());
+  CHECK_FALSE(nccl("nvls", simple, 1, 8, 1 << 20, hopper).rate.active());
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, hopper).rate.channels == 32);
+  // The share of the links' rate each protocol gets on each algorithm, in place of its payload
+  // fraction: the ring's LL 1/2, LL128 0.92, Simple 1; the tree's 0.92, its LL 0.92 / 3.8, its
+  // LL128 0.92 x 7/9 on one node and 0.92 x 120/128 across nodes; none without a GPU named.
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, hopper).rate.link_share == Approx(0.5));
+  CHECK(nccl("ring", ll128, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92));
+  CHECK(nccl("ring", simple, 2, 8, 1 << 20, hopper).rate.link_share == Approx(1.0));
+  CHECK(nccl("nccl-tree", simple, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92));
+  CHECK(nccl("nccl-tree", ll, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 / 3.8));
+  CHECK(nccl("nccl-tree", ll128, 1, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 * 7 / 9));
+  CHECK(nccl("nccl-tree", ll128, 2, 8, 1 << 20, hopper).rate.link_share == Approx(0.92 * 120 / 128));
+  CHECK(nccl("nccl-tree", ll128, 2, 8).rate.link_share == 0);
+}
+
+TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
+  const ClusterConfig c = hopper_star();
+  // 4 ranks, 6 steps of N/4; NVLink LL 0.6 us a step, LL128 1.9 us, Simple 3.4 us; bases 6.6,
+  // 14, 8.4 us. The links give LL half of 380 GB/s, LL128 0.92 of it (NCCL's shares).
+  struct Case {
+    const char* protocol;
+    std::uint64_t bytes;
+    double base_us, step_us, rate_Bps;
+  } cases[] = {
+      // latency-bound: 4 KiB of LL on one channel (the cap, 141 GB/s, hardly matters)
+      {"ll", 4096, 6.6, 0.6, 141e9},
+      // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links' 350
+      {"ll128", 40960, 14.0, 1.9, 8 * 36.7e9},
+      // rate-bound: 64 MiB of LL at llMaxBws 141 GB/s, below the links' 190
+      {"ll", 64 << 20, 6.6, 0.6, 141e9},
+      // bandwidth-bound: 256 MiB of Simple at the links' rate, no cap
+      {"simple", 256 << 20, 8.4, 3.4, kNvlink4_Bps},
+      // bandwidth-bound: 256 MiB of LL128 at NCCL's share of the links, 0.92 (not 120/128)
+      {"ll128", 256 << 20, 14.0, 1.9, 0.92 * kNvlink4_Bps},
+  };
+  for (const Case& k : cases)
+    for (EngineKind engine : {EngineKind::analytic, EngineKind::flow}) {
+      INFO(k.protocol << " " << k.bytes << " " << to_string(engine));
+      const double expected = 1e-6 * k.base_us + 6 * (1e-6 * k.step_us + double(k.bytes) / 4 / k.rate_Bps);
+      const PredictionRecord rec = ring(c, k.bytes, find_protocol(k.protocol), engine);
+      REQUIRE(rec.time_s == Approx(expected).epsilon(1e-12));
+      if (engine == EngineKind::analytic) CHECK(rec.closed_form_s.value() == Approx(expected).epsilon(1e-12));
+    }
+}
+
 TEST_CASE("without a runtime the links' alpha stays, and the runtime changes only the start-up") {
   const ClusterConfig plain = nvlink_star(false), nccl = nvlink_star(true);
   const std::uint64_t n = 4 << 20;
@@ -85,7 +184,7 @@ TEST_CASE("a route's step is priced by the widest transport it crosses") {
       "nics_per_node: 2, nic_link: pc}\ntopology: {kind: star, link: ib}\ngamma_s_per_byte: 0\nruntime: nccl\n",
       "n.yaml");
   Protocol simple = simple_protocol();
-  simple.step = run_runtime(CollectiveRuntime::nccl, "ring", simple, 2, 2).step;
+  simple.step = nccl("ring", simple, 2, 2).step;
   std::vector<LinkId> inside, across;
   c.topology->route(0, 1, 0, inside);
   c.topology->route(0, 2, 0, across);
@@ -102,20 +201,20 @@ TEST_CASE("a route's step is priced by the widest transport it crosses") {
 TEST_CASE("NVLS, NVLS-tree and CollNet pay NCCL's whole latency once and nothing per step") {
   const Protocol simple = simple_protocol();
   // NVLS: NVLink hwLatency 25 us on one node, + NET 18 us across nodes.
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "nvls", simple, 1, 8).fixed_s == Approx(25e-6));
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "nvls", simple, 4, 8).fixed_s == Approx(43e-6));
+  REQUIRE(nccl("nvls", simple, 1, 8).fixed_s == Approx(25e-6));
+  REQUIRE(nccl("nvls", simple, 4, 8).fixed_s == Approx(43e-6));
   // NVLS-tree: 25 + 2 log2(nodes) x 20.9 us.
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "nvls-tree", simple, 8, 8).fixed_s == Approx(25e-6 + 6 * 20.9e-6));
+  REQUIRE(nccl("nvls-tree", simple, 8, 8).fixed_s == Approx(25e-6 + 6 * 20.9e-6));
   // CollNet Direct: 2 (3.7 + 7 x 0.4) + 31 us on nodes of 8 GPUs.
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "collnet", simple, 16, 8).fixed_s == Approx(2 * (3.7 + 2.8) * 1e-6 + 31e-6));
-  const RunRuntime nvls = run_runtime(CollectiveRuntime::nccl, "nvls", simple, 1, 8);
+  REQUIRE(nccl("collnet", simple, 16, 8).fixed_s == Approx(2 * (3.7 + 2.8) * 1e-6 + 31e-6));
+  const RunRuntime nvls = nccl("nvls", simple, 1, 8);
   REQUIRE(nvls.step.active);
   REQUIRE(nvls.step.at(Transport::nvlink) == 0);
   // Tree and Ring keep their own constants; no runtime costs nothing.
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "two-tree", find_protocol("ll"), 1, 8).fixed_s == Approx(6.8e-6));
-  REQUIRE(run_runtime(CollectiveRuntime::nccl, "two-tree", find_protocol("ll"), 1, 8).step.at(Transport::net) ==
+  REQUIRE(nccl("two-tree", find_protocol("ll"), 1, 8).fixed_s == Approx(6.8e-6));
+  REQUIRE(nccl("two-tree", find_protocol("ll"), 1, 8).step.at(Transport::net) ==
           Approx(5.0e-6));
-  const RunRuntime none = run_runtime(CollectiveRuntime::none, "ring", simple, 1, 8);
+  const RunRuntime none = run_runtime(CollectiveRuntime::none, {}, RuntimeRun{"ring", simple, 1 << 20, 8, 1, 8});
   REQUIRE(none.fixed_s == 0);
   REQUIRE_FALSE(none.step.active);
 }
@@ -128,6 +227,21 @@ TEST_CASE("a config names its runtime and its classes' transport, or is refused 
                            "topology: {kind: star, endpoints: 4, link: e}\ngamma_s_per_byte: 0\n";
   REQUIRE(parse_cluster_config(base, "s.yaml").topology->network.link_class(0).transport == Transport::net);
   REQUIRE_THAT(test::config_error(base + "runtime: mpich\n"), Catch::Contains("'runtime' must be nccl or none, got 'mpich'"));
+  // The map form names the GPUs' compute capability and the hosts' CPU, both required.
+  REQUIRE(hopper_star().runtime_hardware.compute_capability == 90);
+  REQUIRE_FALSE(hopper_star().runtime_hardware.amd_hosts);
+  const auto map = [&](const std::string& body) { return test::config_error(base + "runtime: {" + body + "}\n"); };
+  REQUIRE_THAT(map("library: nccl, host_cpu: amd"), Catch::Contains("missing key 'compute_capability' in 'runtime'"));
+  REQUIRE_THAT(map("library: nccl, compute_capability: 9.0"), Catch::Contains("missing key 'host_cpu' in 'runtime'"));
+  REQUIRE_THAT(map("compute_capability: 9.0, host_cpu: amd"), Catch::Contains("missing key 'library' in 'runtime'"));
+  REQUIRE_THAT(map("library: nccl, compute_capability: 9.05, host_cpu: amd"),
+               Catch::Contains("'runtime.compute_capability' must be a CUDA compute capability such as 8.0 or 9.0"));
+  REQUIRE_THAT(map("library: nccl, compute_capability: 90, host_cpu: amd"),
+               Catch::Contains("'runtime.compute_capability' must be a CUDA compute capability"));
+  REQUIRE_THAT(map("library: nccl, compute_capability: 9.0, host_cpu: sparc"),
+               Catch::Contains("'runtime.host_cpu' must be amd, intel, arm or power, got 'sparc'"));
+  REQUIRE_THAT(map("library: nccl, compute_capability: 9.0, host_cpu: amd, gpus: 8"),
+               Catch::Contains("unknown key 'gpus' in 'runtime'"));
   std::string warp = base;
   warp.replace(warp.find("transport: net"), 14, "transport: warp");
   REQUIRE_THAT(test::config_error(warp), Catch::Contains("unknown transport 'warp' (nvlink, pci, net)"));
@@ -139,10 +253,12 @@ TEST_CASE("with NCCL's runtime the flow engine and SimGrid agree to 1e-6") {
       "name: n\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n  pc: {technology: pcie5}\n"
       "  ib: {technology: ib-ndr}\nnodes: {count: 4, gpus_per_node: 2, switch: nvswitch, gpu_link: nv, "
       "nics_per_node: 2, nic_link: pc}\ntopology: {kind: star, link: ib}\ngamma_s_per_byte: 1.234567e-12\n"
-      "runtime: nccl\n",
+      "runtime: {library: nccl, compute_capability: 9.0, host_cpu: amd}\n",
       "n.yaml");
+  // The rate caps on: LL across 4 nodes of AMD hosts at 19 GB/s (below what the NDR links give
+  // it), LL128 on the channels of the small size, the tree's per-channel rates.
   for (const char* algo : {"ring", "two-tree", "recursive-doubling", "hierarchical-ring"})
-    for (const char* protocol : {"ll", "simple"}) {
+    for (const char* protocol : {"ll", "ll128", "simple"}) {
       INFO(algo << " " << protocol);
       PredictionRequest r = cluster_request(c);
       r.algorithms = {algo};

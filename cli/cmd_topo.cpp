@@ -76,7 +76,7 @@ void print_table(const ClusterConfig& c, const TopologyFacts& f) {
   fmt::print("routing      {} (seed {})\n", to_string(t.routing), t.routing_seed);
   fmt::print("placement    {}: {} ranks on {} endpoints\n", describe(t.placement), t.ranks(), f.endpoints);
   fmt::print("diameter     {} links per route at most ({})\n", f.diameter_links,
-             f.diameter_exact ? "all endpoint pairs" : "from 64 sources to all endpoints");
+             f.diameter_exact ? "all endpoint pairs" : fmt::format("from {} sources to all endpoints", f.diameter_sources));
   fmt::print("bisection    {} per direction (max-flow from the first half of the endpoints/nodes to the second)\n",
              format_rate(f.bisection_Bps));
 }

@@ -39,10 +39,10 @@ void add_arc(FlowGraph& g, std::size_t u, std::size_t v, long long capacity) {
 
 }  // namespace
 
-std::uint32_t routed_diameter(const Topology& t, bool& exact) {
+std::uint32_t routed_diameter(const Topology& t, bool& exact, std::size_t& sources) {
   const std::size_t n = t.endpoints.size();
   exact = n <= 512;
-  const std::size_t sources = exact ? n : 64;
+  sources = exact ? n : std::clamp<std::size_t>(kMaxDiameterRoutes / std::max<std::size_t>(n, 1), 1, 64);
   std::uint32_t longest = 0;
   std::vector<LinkId> route;
   for (std::size_t s = 0; s < sources; ++s) {
@@ -93,7 +93,7 @@ TopologyFacts analyze(const Topology& t) {
   f.links = net.link_count();
   f.one_way_links = f.links - 2 * f.cables;  // capacity links, unidirectional rings
   f.classes = class_use(net);
-  f.diameter_links = routed_diameter(t, f.diameter_exact);
+  f.diameter_links = routed_diameter(t, f.diameter_exact, f.diameter_sources);
   f.bisection_Bps = bisection_bandwidth(t);
   return f;
 }

@@ -78,13 +78,25 @@ TEST_CASE("round-robin placement puts ring neighbours on different nodes") {
 
 TEST_CASE("the routed diameter matches the formulas of rings, tori and fat-trees") {
   bool exact = false;
-  REQUIRE(routed_diameter(*load("{kind: ring, endpoints: 9, link: l}").topology, exact) == 4);
+  std::size_t sources = 0;
+  REQUIRE(routed_diameter(*load("{kind: ring, endpoints: 9, link: l}").topology, exact, sources) == 4);
   REQUIRE(exact);
-  REQUIRE(routed_diameter(*load("{kind: ring, endpoints: 9, bidirectional: false, link: l}").topology, exact) == 8);
-  REQUIRE(routed_diameter(*load("{kind: torus, dims: [4, 6, 3], link: l}").topology, exact) == 2 + 3 + 1);
-  REQUIRE(routed_diameter(*load("{kind: fat-tree, k: 4, n: 3, link: l}").topology, exact) == 6);
-  REQUIRE(routed_diameter(*load("{kind: star, endpoints: 5, link: l}").topology, exact) == 2);
-  REQUIRE(routed_diameter(*load("{kind: full, endpoints: 5, link: l}").topology, exact) == 1);
+  REQUIRE(sources == 9);
+  REQUIRE(routed_diameter(*load("{kind: ring, endpoints: 9, bidirectional: false, link: l}").topology, exact, sources) == 8);
+  REQUIRE(routed_diameter(*load("{kind: torus, dims: [4, 6, 3], link: l}").topology, exact, sources) == 2 + 3 + 1);
+  REQUIRE(routed_diameter(*load("{kind: fat-tree, k: 4, n: 3, link: l}").topology, exact, sources) == 6);
+  REQUIRE(routed_diameter(*load("{kind: star, endpoints: 5, link: l}").topology, exact, sources) == 2);
+  REQUIRE(routed_diameter(*load("{kind: full, endpoints: 5, link: l}").topology, exact, sources) == 1);
+}
+
+TEST_CASE("a large network's diameter routes at most kMaxDiameterRoutes, from fewer sources, and is still right") {
+  bool exact = true;
+  std::size_t sources = 0;
+  // 131,072 endpoints: 64 sources would route 8 M times; 32 route 4 M. A torus looks the same
+  // from every source, so the sample finds its diameter: the sum of half of each dimension.
+  REQUIRE(routed_diameter(*load("{kind: torus, dims: [64, 64, 32], link: l}").topology, exact, sources) == 32 + 32 + 16);
+  CHECK_FALSE(exact);
+  CHECK(sources == kMaxDiameterRoutes / 131072);
 }
 
 TEST_CASE("max-flow bisection matches the formulas of rings, tori, stars and fat-trees") {

@@ -19,7 +19,7 @@ void add_brought_schedule_options(CLI::App& cmd, BroughtSchedule& brought, const
       fmt::format("A schedule JSON (collsim schedule -o, docs/schedule-format.md) to {}: proved by the checker first", use));
   CLI::Option* xml = cmd.add_option(
       "--msccl-xml", brought.msccl_xml,
-      fmt::format("An MSCCL XML algorithm (allreduce; docs/schedule-format.md) at --bytes N, converted to a schedule to "
+      fmt::format("An MSCCL XML algorithm (allreduce, allgather, reduce_scatter or alltoall; docs/schedule-format.md) at --bytes N, converted to a schedule to "
                   "{}: proved by the checker first",
                   use));
   json->excludes(xml);

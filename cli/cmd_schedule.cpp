@@ -112,7 +112,7 @@ void add_schedule_commands(CLI::App& app) {
   add_schedule_options(*cmd, sched->schedule, true);
   cmd->add_option("-o,--output", sched->output, "Output file (default: stdout)");
   cmd->add_option("--format", sched->format,
-                  "json (collsim's, docs/schedule-format.md) or msccl-xml (MSCCL's XML IR, for its runtime: allreduce)")
+                  "json (collsim's, docs/schedule-format.md) or msccl-xml (MSCCL's XML IR, for its runtime: allreduce, allgather, reduce-scatter, alltoall)")
       ->capture_default_str()
       ->check(CLI::IsMember({"json", "msccl-xml"}));
   add_mesh_options(*cmd, sched->cluster, "written as its channel_orders");

@@ -14,6 +14,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "collectives/algorithm.hpp"
 
 namespace collsim {
 namespace {
@@ -41,6 +42,48 @@ bool receives(StepType t) {
 }
 bool forwards(StepType t) { return t == StepType::receive_send || t == StepType::receive_reduce_send; }
 
+// MSCCL's collective names (its XML parser's `coll` values) for those collsim reads and writes.
+struct CollName {
+  const char* name;
+  Collective collective;
+};
+constexpr CollName kCollNames[] = {{"allreduce", Collective::allreduce},
+                                   {"allgather", Collective::allgather},
+                                   {"reduce_scatter", Collective::reduce_scatter},
+                                   {"alltoall", Collective::alltoall}};
+
+const char* msccl_name(Collective collective) {
+  for (const CollName& c : kCollNames)
+    if (c.collective == collective) return c.name;
+  throw Error(fmt::format("MSCCL's XML has no {} that collsim can write (it names no root)", to_string(collective)));
+}
+
+// Where MSCCL's three buffers lie in collsim's address space (one data buffer [0, N), then
+// scratch), in chunks of N / W, W being the whole buffer's chunks (nchunksperloop). MSCCL's
+// in-place forms alias them as collsim does: an allgather's input is the rank's part of the
+// output, a reduce-scatter's output is the rank's part of the input; an alltoall is out of
+// place, its output being collsim's receive buffer (the W chunks after the data), and its
+// scratch follows that.
+struct BufferLayout {
+  Collective collective = Collective::allreduce;
+  Rank ranks = 1;
+  std::uint64_t whole = 0;  // W
+
+  std::uint64_t part() const { return whole / ranks; }
+  std::uint64_t input_chunks() const { return collective == Collective::allgather ? part() : whole; }
+  std::uint64_t output_chunks() const { return collective == Collective::reduce_scatter ? part() : whole; }
+  // The chunk of collsim's address space where `buffer`'s chunk 0 lies on `gpu`.
+  std::uint64_t base(char buffer, Rank gpu) const {
+    const bool alltoall = collective == Collective::alltoall;
+    if (buffer == 's') return alltoall ? 2 * whole : whole;
+    if (buffer == 'i') return collective == Collective::allgather ? gpu * part() : 0;
+    if (collective == Collective::reduce_scatter) return gpu * part();
+    return alltoall ? whole : 0;
+  }
+  // Scratch chunks before MSCCL's own: the alltoall's receive buffer.
+  std::uint64_t receive_chunks() const { return collective == Collective::alltoall ? whole : 0; }
+};
+
 struct XmlStep {
   StepType type = StepType::nop;
   char srcbuf = 'i', dstbuf = 'i';
@@ -65,6 +108,8 @@ struct XmlAlgo {
   std::string name;
   Rank gpus = 0;
   std::uint64_t chunks = 0;  // nchunksperloop
+  std::uint32_t segments = 1;  // collsim_segments (collsim's own attribute, which MSCCL ignores)
+  BufferLayout layout;
   std::vector<XmlGpu> gpu;
 };
 
@@ -143,11 +188,15 @@ class XmlReader {
     a.name = text(root, "name");
     if (std::any_of(a.name.begin(), a.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
       fail(root.GetLineNum(), "<algo> name holds control bytes");
-    const std::string coll = text(root, "coll");
-    if (coll != "allreduce")
-      fail(root.GetLineNum(), fmt::format("coll '{}': collsim reads MSCCL's allreduce only", one_line(coll, 20)));
+    const Collective collective = coll(root);
     a.gpus = Rank(number(root, "ngpus", 1, kMaxRanks));
     a.chunks = number(root, "nchunksperloop", 1, kMaxChunks);
+    if (root.Attribute("collsim_segments")) a.segments = std::uint32_t(number(root, "collsim_segments", 1, kMaxChunks));
+    a.layout = {collective, a.gpus, a.chunks};
+    if (collective != Collective::allreduce && a.chunks % a.gpus != 0)
+      fail(root.GetLineNum(), fmt::format("nchunksperloop ({}) must be a multiple of ngpus ({}) for {}: each rank's part "
+                                          "is whole chunks",
+                                          a.chunks, a.gpus, to_string(collective)));
     a.gpu.resize(a.gpus);
     std::vector<bool> seen(a.gpus);
     for (const XMLElement* g = root.FirstChildElement(); g; g = g->NextSiblingElement()) {
@@ -158,9 +207,8 @@ class XmlReader {
       seen[id] = true;
       XmlGpu& gpu = a.gpu[id];
       gpu.scratch_chunks = number(*g, "s_chunks", 0, kMaxChunks);
-      for (const char* io : {"i_chunks", "o_chunks"})
-        if (number(*g, io, 0, kMaxChunks) != static_cast<long long>(a.chunks))
-          fail(g->GetLineNum(), fmt::format("<gpu> {} must be nchunksperloop ({}) for an allreduce", io, a.chunks));
+      expect_chunks(*g, "i_chunks", a.layout.input_chunks(), a.layout);
+      expect_chunks(*g, "o_chunks", a.layout.output_chunks(), a.layout);
       for (const XMLElement* t = g->FirstChildElement(); t; t = t->NextSiblingElement()) {
         if (std::string_view(t->Name()) != "tb")
           fail(t->GetLineNum(), fmt::format("<{}> in a <gpu>: only <tb> belongs there", one_line(t->Name(), 20)));
@@ -178,6 +226,21 @@ class XmlReader {
   const std::string& origin() const { return origin_; }
 
  private:
+  Collective coll(const XMLElement& root) const {
+    const std::string name = text(root, "coll");
+    for (const CollName& c : kCollNames)
+      if (name == c.name) return c.collective;
+    fail(root.GetLineNum(), fmt::format("coll '{}': collsim reads MSCCL's allreduce, allgather, reduce_scatter and "
+                                        "alltoall (MSCCL's XML names no root for broadcast and reduce)",
+                                        one_line(name, 20)));
+  }
+
+  void expect_chunks(const XMLElement& gpu, const char* name, std::uint64_t expected, const BufferLayout& layout) const {
+    if (number(gpu, name, 0, kMaxChunks) != static_cast<long long>(expected))
+      fail(gpu.GetLineNum(), fmt::format("<gpu> {} must be {} for {} with nchunksperloop {} on {} GPUs", name, expected,
+                                         to_string(layout.collective), layout.whole, layout.ranks));
+  }
+
   std::string origin_;
 };
 
@@ -189,13 +252,14 @@ class XmlRun {
   XmlRun(const XmlAlgo& algo, const XmlReader& reader, std::uint64_t bytes)
       : algo_(algo), reader_(reader), chunk_bytes_(bytes / algo.chunks) {
     ScheduleInfo info;
-    info.collective = Collective::allreduce;
+    info.collective = algo.layout.collective;
     info.algorithm = algo.name;
     info.ranks = algo.gpus;
     info.bytes = bytes;
+    info.segments = algo.segments;
     std::uint64_t scratch_chunks = 0;
     for (const XmlGpu& g : algo.gpu) scratch_chunks = std::max(scratch_chunks, g.scratch_chunks);
-    info.scratch_bytes = scratch_chunks * chunk_bytes_;
+    info.scratch_bytes = (algo.layout.receive_chunks() + scratch_chunks) * chunk_bytes_;
     schedule_ = Schedule(info);
     for (Rank g = 0; g < algo.gpus; ++g)
       for (const XmlThreadblock& tb : algo.gpu[g].tbs) {
@@ -261,17 +325,19 @@ class XmlRun {
     if (local_src) range(g, s.srcbuf, s.srcoff, s.cnt, s.line);
     if (local_dst) range(g, s.dstbuf, s.dstoff, s.cnt, s.line);
     if (s.type == StepType::receive_reduce || s.type == StepType::receive_reduce_send)
-      if ((s.srcbuf == 's') != (s.dstbuf == 's') || s.srcoff != s.dstoff)
+      if (range(g, s.srcbuf, s.srcoff, s.cnt, s.line).offset != range(g, s.dstbuf, s.dstoff, s.cnt, s.line).offset)
         reader_.fail(s.line, "a receive-reduce whose src is not its dst: collsim reduces into the destination");
   }
 
   ByteRange range(Rank g, char buffer, std::uint64_t offset, std::uint64_t count, int line) const {
-    const std::uint64_t limit = buffer == 's' ? algo_.gpu[g].scratch_chunks : algo_.chunks;
+    const BufferLayout& layout = algo_.layout;
+    const std::uint64_t limit = buffer == 's'   ? algo_.gpu[g].scratch_chunks
+                                : buffer == 'i' ? layout.input_chunks()
+                                                : layout.output_chunks();
     if (offset + count > limit)
       reader_.fail(line, fmt::format("chunks {}..{} of buffer {} are past its {} chunks", offset, offset + count, buffer,
                                      limit));
-    const std::uint64_t base = buffer == 's' ? schedule_.info().bytes : 0;
-    return {base + offset * chunk_bytes_, count * chunk_bytes_};
+    return {(layout.base(buffer, g) + offset) * chunk_bytes_, count * chunk_bytes_};
   }
 
   ChunkId chunk(ByteRange r) {
@@ -343,7 +409,9 @@ class XmlRun {
     return t;
   }
 
-  // Runs the threadblock's steps as far as they can go now; whether any did.
+  // Runs the threadblock's next steps, up to its next transfer, if they can run now; whether
+  // any did. One transfer per threadblock per sweep keeps the list in rounds, as the
+  // threadblocks run side by side (the analytic engine takes a rank's ports in list order).
   bool advance(Rank g, const XmlThreadblock& tb) {
     bool progress = false;
     for (TbState* s = &state_.at({g, tb.id}); s->pc < tb.steps.size(); s = &state_.at({g, tb.id})) {
@@ -360,11 +428,13 @@ class XmlRun {
                                     range(g, step.dstbuf, step.dstoff, step.cnt, step.line),
                                     step.type == StepType::reduce ? Op::reduce : Op::copy, *deps);
         finish(g, tb, {t});
+        return true;
       } else {
         const std::optional<TransferId> t = receive(g, tb, step, std::move(*deps));
         if (!t) return progress;
         if (forwards(step.type)) post(g, tb, range(g, step.dstbuf, step.dstoff, step.cnt, step.line), {*t}, step.line);
         finish(g, tb, {*t});
+        return true;
       }
       progress = true;
     }
@@ -400,12 +470,19 @@ struct OutStep {
 
 struct OutThreadblock {
   int send = -1, recv = -1;
+  int chan = 0;
   std::vector<OutStep> steps;
 };
 
 class XmlWriter {
  public:
-  explicit XmlWriter(const Schedule& s) : s_(s), chunk_bytes_(common_chunk(s)), gpus_(s.info().ranks) {}
+  explicit XmlWriter(const Schedule& s)
+      : s_(s),
+        chunk_bytes_(common_chunk(s)),
+        layout_{s.info().collective, s.info().ranks, s.info().bytes / chunk_bytes_},
+        segments_(std::max<std::uint32_t>(s.info().segments, 1)),
+        sliced_(sliced(s.info())),
+        gpus_(s.info().ranks) {}
 
   std::string write() {
     send_at_.resize(s_.size());
@@ -421,27 +498,45 @@ class XmlWriter {
  private:
   struct OutGpu {
     std::vector<OutThreadblock> tbs;
-    std::map<std::pair<int, int>, std::size_t> tb_of;  // (send, recv) -> position
+    std::map<std::tuple<int, int, int>, std::size_t> tb_of;  // (send, recv, chan) -> position
   };
 
   // The largest size every chunk's offset and length are a multiple of.
   static std::uint64_t common_chunk(const Schedule& s) {
     std::uint64_t c = std::gcd(s.info().bytes, s.info().scratch_bytes);
+    // every rank's part whole chunks (MSCCL's allgather input, reduce-scatter output, alltoall block)
+    if (s.info().collective != Collective::allreduce) c = std::gcd(c, s.info().bytes / s.info().ranks);
     for (const ByteRange& r : s.chunks()) c = std::gcd(c, std::gcd(r.offset, r.bytes));
     if (c == 0) throw Error("an empty schedule has no chunks to write as MSCCL XML");
     return c;
   }
 
+  // The buffer and offset of `chunk` on any GPU: the data in the buffer that spans all of it on
+  // every rank (the allgather's output, else the input), the alltoall's receive buffer in its
+  // output, the rest in scratch.
   std::pair<char, std::uint64_t> location(ChunkId chunk) const {
-    const ByteRange r = s_.chunks()[chunk];
-    if (r.offset >= s_.info().bytes) return {'s', (r.offset - s_.info().bytes) / chunk_bytes_};
-    return {'i', r.offset / chunk_bytes_};
+    const std::uint64_t at = s_.chunks()[chunk].offset / chunk_bytes_;
+    const std::uint64_t whole = layout_.whole;
+    if (at >= whole + layout_.receive_chunks()) return {'s', at - whole - layout_.receive_chunks()};
+    if (at >= whole) return {'o', at - whole};
+    return {layout_.collective == Collective::allgather ? 'o' : 'i', at};
   }
 
-  std::size_t threadblock(Rank g, int send, int recv) {
+  // A pipelined schedule's segments run on their own channels: a threadblock runs its steps
+  // in order, so one threadblock per peer would keep segment 0 of step s + 1 behind segment 1
+  // of step s, which the schedule does not ask for. A ring's step labels say the slice (step
+  // s S + k is slice k); other pipelined schedules cut the buffer into S segments in order.
+  std::uint32_t lane(const Transfer& t) const {
+    if (segments_ <= 1) return 0;
+    if (sliced_) return t.step % segments_;
+    const std::uint64_t at = std::min(s_.chunks()[t.dst_chunk].offset, s_.info().bytes - 1);
+    return std::uint32_t(at * segments_ / s_.info().bytes);
+  }
+
+  std::size_t threadblock(Rank g, int send, int recv, int chan) {
     OutGpu& gpu = gpus_[g];
-    const auto [it, added] = gpu.tb_of.emplace(std::make_pair(send, recv), gpu.tbs.size());
-    if (added) gpu.tbs.push_back({send, recv, {}});
+    const auto [it, added] = gpu.tb_of.emplace(std::make_tuple(send, recv, chan), gpu.tbs.size());
+    if (added) gpu.tbs.push_back({send, recv, chan, {}});
     return it->second;
   }
 
@@ -494,41 +589,44 @@ class XmlWriter {
       OutStep local = base;
       local.type = t.op == Op::reduce ? "re" : "cpy";
       at_src.insert(at_src.end(), at_dst.begin(), at_dst.end());
-      send_at_[id] = recv_at_[id] = add(t.src, threadblock(t.src, -1, -1), local, at_src);
+      send_at_[id] = recv_at_[id] = add(t.src, threadblock(t.src, -1, -1, lane(t)), local, at_src);
       return;
     }
     OutStep send = base, receive = base;
     send.type = "s";
-    send_at_[id] = add(t.src, threadblock(t.src, int(t.dst), -1), send, at_src);
+    send_at_[id] = add(t.src, threadblock(t.src, int(t.dst), -1, lane(t)), send, at_src);
     receive.type = t.op == Op::reduce ? "rrc" : "r";
     if (t.op == Op::reduce) {  // rrc: dst = src + what arrives, with src the destination itself
       receive.srcbuf = dstbuf;
       receive.srcoff = dstoff;
     }
-    recv_at_[id] = add(t.dst, threadblock(t.dst, -1, int(t.src)), receive, at_dst);
+    recv_at_[id] = add(t.dst, threadblock(t.dst, -1, int(t.src), lane(t)), receive, at_dst);
   }
 
   std::string print() const {
     const ScheduleInfo& info = s_.info();
-    const std::uint64_t chunks = info.bytes / chunk_bytes_;
+    const bool in_place = info.collective != Collective::alltoall;
     tinyxml2::XMLPrinter out;
     out.OpenElement("algo");
     out.PushAttribute("name", info.algorithm.c_str());
     out.PushAttribute("proto", "Simple");
     out.PushAttribute("nchannels", 1);
-    out.PushAttribute("nchunksperloop", std::uint64_t(chunks));
+    out.PushAttribute("nchunksperloop", std::uint64_t(layout_.whole));
     out.PushAttribute("ngpus", info.ranks);
-    out.PushAttribute("coll", "allreduce");
-    out.PushAttribute("inplace", 1);
-    out.PushAttribute("outofplace", 0);
+    out.PushAttribute("coll", msccl_name(info.collective));
+    out.PushAttribute("inplace", in_place ? 1 : 0);
+    out.PushAttribute("outofplace", in_place ? 0 : 1);
     out.PushAttribute("minBytes", 0);
     out.PushAttribute("maxBytes", 0);
+    // Read back by collsim only: the segments a pipelined schedule streams (its size factors).
+    if (info.segments > 1) out.PushAttribute("collsim_segments", info.segments);
+    const std::uint64_t scratch_chunks = info.scratch_bytes / chunk_bytes_ - layout_.receive_chunks();
     for (Rank g = 0; g < gpus_.size(); ++g) {
       out.OpenElement("gpu");
       out.PushAttribute("id", g);
-      out.PushAttribute("i_chunks", std::uint64_t(chunks));
-      out.PushAttribute("o_chunks", std::uint64_t(chunks));
-      out.PushAttribute("s_chunks", std::uint64_t(info.scratch_bytes / chunk_bytes_));
+      out.PushAttribute("i_chunks", std::uint64_t(layout_.input_chunks()));
+      out.PushAttribute("o_chunks", std::uint64_t(layout_.output_chunks()));
+      out.PushAttribute("s_chunks", std::uint64_t(scratch_chunks));
       for (std::size_t b = 0; b < gpus_[g].tbs.size(); ++b) print_threadblock(out, gpus_[g].tbs[b], int(b));
       out.CloseElement();
     }
@@ -541,7 +639,7 @@ class XmlWriter {
     out.PushAttribute("id", id);
     out.PushAttribute("send", tb.send);
     out.PushAttribute("recv", tb.recv);
-    out.PushAttribute("chan", 0);
+    out.PushAttribute("chan", tb.chan);
     for (std::size_t i = 0; i < tb.steps.size(); ++i) {
       const OutStep& s = tb.steps[i];
       out.OpenElement("step");
@@ -560,8 +658,18 @@ class XmlWriter {
     out.CloseElement();
   }
 
+  // Whether the step labels say the slice (pipelined rings: step s S + k is slice k,
+  // collectives/algorithm.hpp).
+  static bool sliced(const ScheduleInfo& info) {
+    const AlgorithmEntry* entry = lookup_algorithm(info.algorithm);
+    return entry && entry->sliced_steps;
+  }
+
   const Schedule& s_;
   std::uint64_t chunk_bytes_;
+  BufferLayout layout_;
+  std::uint32_t segments_;
+  bool sliced_;
   std::vector<OutGpu> gpus_;
   std::vector<StepRef> send_at_, recv_at_;
 };
@@ -587,9 +695,15 @@ Schedule load_msccl_xml(const std::string& path, std::uint64_t bytes) {
 
 std::string schedule_to_msccl_xml(const Schedule& schedule) {
   const ScheduleInfo& info = schedule.info();
-  if (info.collective != Collective::allreduce)
-    throw Error(fmt::format("{} is a {}: collsim writes MSCCL XML for allreduce only", info.algorithm,
-                            to_string(info.collective)));
+  const Collective c = info.collective;
+  if (c == Collective::broadcast || c == Collective::reduce)
+    throw Error(fmt::format("{} is a {}: MSCCL's XML names no root, so collsim writes allreduce, allgather, "
+                            "reduce-scatter and alltoall only",
+                            info.algorithm, to_string(c)));
+  if (c != Collective::allreduce && info.bytes % info.ranks != 0)
+    throw Error(fmt::format("{} bytes do not cut into {} equal parts, which MSCCL's {} needs: give --bytes a multiple "
+                            "of {}",
+                            info.bytes, info.ranks, msccl_name(c), info.ranks));
   if (info.reducers > 0)
     throw Error(fmt::format("{} reduces in switches, which MSCCL's GPU steps cannot express", info.algorithm));
   return XmlWriter(schedule).write();

@@ -9,8 +9,11 @@
 // GPU on the same `chan`. Offsets and counts are in chunks: the buffer is cut into
 // `nchunksperloop` equal chunks.
 //
-// What collsim reads (docs/schedule-format.md, "MSCCL XML"): allreduce, buffers i and o as
-// the one data buffer (collsim's collectives are in place) and s as scratch; step types s
+// What collsim reads (docs/schedule-format.md, "MSCCL XML"): allreduce, allgather,
+// reduce_scatter and alltoall (broadcast and reduce: MSCCL's XML names no root). Buffers i and
+// o lie in collsim's one data buffer as MSCCL's in-place forms alias them (an allgather's input
+// is the rank's part of its output, a reduce-scatter's output the rank's part of its input),
+// the alltoall's output is collsim's receive buffer, s is scratch after them; step types s
 // (send), r (receive), rrc (receive and reduce into dst, whose src must be dst), rcs (receive,
 // then send it on), rrcs (rrc, then send the result on), cpy (local copy), re (local reduce of
 // src into dst), nop. Each send and its receive become one transfer whose dependencies are
@@ -32,7 +35,8 @@ namespace collsim {
 Schedule parse_msccl_xml(const std::string& text, const std::string& origin, std::uint64_t bytes);
 Schedule load_msccl_xml(const std::string& path, std::uint64_t bytes);  // throws Error naming the file
 
-// `schedule` (an allreduce whose chunks are whole multiples of one chunk size) as MSCCL XML:
+// `schedule` (any of the four collectives above, whose chunks are whole multiples of one chunk
+// size; collsim_segments carries a pipelined schedule's segments) as MSCCL XML:
 // per GPU one threadblock for each peer it sends to, one for each it receives from, one for
 // its local copies and reductions; a transfer's dependencies become its steps' depid/deps
 // (with nop steps where it has several). Throws Error where MSCCL cannot express it.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/msccl_xml.sh COLLSIM — MSCCL's XML at the command line: `schedule --format
 # msccl-xml` writes collsim's ring for 4 ranks, and `predict --msccl-xml` of it predicts what
-# `predict --algo ring` predicts (every column but the closed form); a 2-GPU allreduce written
+# `predict --algo ring` predicts (every column but the closed form), as do alltoall, allgather
+# and reduce-scatter and a pipelined ring on dgx-h100; a 2-GPU allreduce written
 # by hand predicts, explains and checks; malformed files exit 2 with one line naming FILE:LINE.
 set -u
 collsim=$1
@@ -19,11 +20,27 @@ for algo in ring rabenseifner two-tree; do
   [ "$(wc -l < "$tmp/xml.csv")" = 2 ] || fail "$algo: --msccl-xml printed $(cat "$tmp/xml.csv") $(cat "$tmp/err")"
   [ "$algo" = ring ] && { diff -u "$tmp/builtin.csv" "$tmp/xml.csv" > /dev/null || fail "ring: --msccl-xml differs from --algo ring: $(diff "$tmp/builtin.csv" "$tmp/xml.csv")"; }
 done
-# the flow engine on a preset, ring (unpipelined at 1M): the same times
-"$collsim" schedule ring --ranks 8 --bytes 1M --format msccl-xml -o "$tmp/ring8.xml"
-"$collsim" predict --preset dgx-h100 --engine flow --msccl-xml "$tmp/ring8.xml" --bytes 1M --format csv 2>/dev/null | cut -d, -f1-14,16- > "$tmp/xml.csv"
-"$collsim" predict --preset dgx-h100 --engine flow --algo ring --bytes 1M --format csv 2>/dev/null | cut -d, -f1-14,16- > "$tmp/builtin.csv"
-diff -u "$tmp/builtin.csv" "$tmp/xml.csv" > /dev/null || fail "dgx-h100 ring: --msccl-xml differs: $(diff "$tmp/builtin.csv" "$tmp/xml.csv")"
+# the other collectives MSCCL names without a root: the same times as the built-in
+for pair in pairwise:alltoall bruck:alltoall ring:allgather ring:reduce-scatter; do
+  algo=${pair%%:*} coll=${pair#*:}
+  "$collsim" schedule "$algo" --collective "$coll" --ranks 4 --bytes 1M --format msccl-xml -o "$tmp/$algo-$coll.xml" ||
+    fail "schedule $algo --collective $coll --format msccl-xml exited $?"
+  "$collsim" predict "${flat[@]}" --msccl-xml "$tmp/$algo-$coll.xml" --bytes 1M --format csv 2>&1 | cut -d, -f1-14,16- > "$tmp/xml.csv"
+  "$collsim" predict "${flat[@]}" --algo "$algo" --collective "$coll" --bytes 1M --format csv 2>&1 | cut -d, -f1-14,16- > "$tmp/builtin.csv"
+  grep -q "^$coll,$algo," "$tmp/xml.csv" || fail "$algo $coll: --msccl-xml printed $(cat "$tmp/xml.csv")"
+  diff -u "$tmp/builtin.csv" "$tmp/xml.csv" > /dev/null || fail "$algo $coll: --msccl-xml differs: $(diff "$tmp/builtin.csv" "$tmp/xml.csv")"
+done
+# the flow and analytic engines on a preset, ring unpipelined (1M) and pipelined (16M, 2
+# segments, which collsim_segments carries and each on its own channel): the same times
+for size in 1M 16M; do
+  "$collsim" schedule ring --ranks 8 --bytes "$size" --format msccl-xml -o "$tmp/ring8.xml"
+  for engine in flow analytic; do
+    "$collsim" predict --preset dgx-h100 --engine "$engine" --msccl-xml "$tmp/ring8.xml" --bytes "$size" --format csv 2>/dev/null | cut -d, -f1-14,16- > "$tmp/xml.csv"
+    "$collsim" predict --preset dgx-h100 --engine "$engine" --algo ring --bytes "$size" --format csv 2>/dev/null | cut -d, -f1-14,16- > "$tmp/builtin.csv"
+    diff -u "$tmp/builtin.csv" "$tmp/xml.csv" > /dev/null || fail "dgx-h100 ring $size $engine: --msccl-xml differs: $(diff "$tmp/builtin.csv" "$tmp/xml.csv")"
+  done
+done
+grep -q 'collsim_segments="2"' "$tmp/ring8.xml" || fail "ring at 16M: no collsim_segments=\"2\" in the XML"
 
 # by hand: 2 GPUs, each reduces the half the other sends, then sends its reduced half back
 cat > "$tmp/halves.xml" <<'XML'
@@ -74,6 +91,7 @@ expect_error "MSCCL XML '$tmp/twice.xml' is not a correct allreduce" "${p2[@]}" 
 expect_error "--msccl-xml needs --bytes N" "${p2[@]}" --msccl-xml "$tmp/halves.xml"
 expect_error "give --bytes a multiple of 2" "${p2[@]}" --msccl-xml "$tmp/halves.xml" --bytes 7
 expect_error "--schedule excludes --msccl-xml" "${p2[@]}" --msccl-xml "$tmp/halves.xml" --schedule "$tmp/x.json"
-expect_error "collsim writes MSCCL XML for allreduce only" schedule pairwise --collective alltoall --ranks 4 --bytes 1K --format msccl-xml
+expect_error "MSCCL's XML names no root" schedule chain --collective broadcast --ranks 4 --bytes 1K --format msccl-xml
+expect_error "give --bytes a multiple of 4" schedule ring --collective allgather --ranks 4 --bytes 1026 --format msccl-xml
 [ "$failed" = 0 ] && echo "ok: MSCCL XML"
 exit "$failed"

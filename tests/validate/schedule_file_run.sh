@@ -2,10 +2,10 @@
 # tests/validate/schedule_file_run.sh COLLSIM — `run --schedule FILE` and `validate --schedule
 # FILE` on MPI ranks: a schedule written by `collsim schedule` and read back runs as the
 # built-in algorithm runs (the same row but for its times: segments, transfers, every result
-# verified), and validate predicts and measures it as one case; collsim's ring for 4 ranks
-# written as MSCCL XML runs verified with `run --msccl-xml`; a schedule whose chunks are not
-# whole 4-byte floats, one the checker refuses, and a --ranks that is not the schedule's exit 2
-# with one line.
+# verified), and validate predicts and measures it as one case; collsim's ring and pairwise
+# alltoall for 4 ranks written as MSCCL XML run verified with `run --msccl-xml`; a schedule
+# whose chunks are not whole 4-byte floats, one the checker refuses, and a --ranks that is not
+# the schedule's exit 2 with one line.
 set -u
 collsim=$1
 tmp=$(mktemp -d)
@@ -37,6 +37,12 @@ same_run bruck alltoall 2 4K
   2> "$tmp/err" | cut -d, -f1-8,14 > "$tmp/xml.csv"
 [ "$(tail -n 1 "$tmp/xml.csv")" = "allreduce,ring,mpi,4,65536,1,24,2,1" ] ||
   fail "run --msccl-xml ring.xml: $(cat "$tmp/xml.csv") $(grep -v warning "$tmp/err")"
+# and an alltoall (pairwise, 4 ranks) the same way
+"$collsim" schedule pairwise --collective alltoall --ranks 4 --bytes 64K --format msccl-xml -o "$tmp/a2a.xml"
+"$collsim" run --backend mpi --msccl-xml "$tmp/a2a.xml" --bytes 64K --iters 2 --warmup 1 --no-reference --format csv \
+  2> "$tmp/err" | cut -d, -f1-8,14 > "$tmp/xml.csv"
+[ "$(tail -n 1 "$tmp/xml.csv" | cut -d, -f1-5)" = "alltoall,pairwise,mpi,4,65536" ] ||
+  fail "run --msccl-xml a2a.xml: $(cat "$tmp/xml.csv") $(grep -v warning "$tmp/err")"
 
 # validate: one case, predicted and measured, the report naming the schedule
 "$collsim" schedule ring --ranks 2 --bytes 64K -o "$tmp/r2.json"

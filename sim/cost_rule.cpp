@@ -147,8 +147,8 @@ bool prices_transfer_context(const Topology& topology) {
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {
   // A flat network's rank has one cable of each class (topologies/flat_network.hpp), counted
-  // below as any fabric's. Kept branch: an implicit one (above kMaxFlatGraphRanks) has no
-  // cables to count, so its classes say what they would sum to.
+  // below as any fabric's. Without a graph (an implicit flat network, above kMaxFlatGraphRanks)
+  // there are no cables to count: its classes give the same sum.
   if (!topology.has_graph()) {
     const CostModel& classes = *topology.flat;
     const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +

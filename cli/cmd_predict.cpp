@@ -51,7 +51,7 @@ struct PredictOptions {
 
 // Why the header's engine is the one it is, when the user did not choose it.
 std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
-  if (o.engine || c.topology->flat) return "";
+  if (o.engine || default_engine(c.topology) != EngineKind::flow) return "";
   return "engine flow by default on a cluster with a topology: links are shared; --engine analytic gives the "
          "contention-free model of the closed forms\n";
 }
@@ -82,7 +82,7 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
   }
   if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
   const bool link_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0;
-  if (link_flags && !c.topology->flat)
+  if (link_flags && !c.topology->contention_free())
     throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
                             "(edit its link_classes and nodes instead)", c.name));
   apply_link_flags(o, c.cost);
@@ -114,7 +114,7 @@ std::string describe_protocol(const std::optional<Protocol>& protocol) {
 // fabric's summary, routing, placement, the ranks' memory and the stand-in of the closed forms.
 void print_network(const ClusterConfig& c, const EngineEntry& engine) {
   const Topology& t = *c.topology;
-  if (t.flat) {
+  if (t.contention_free()) {
     fmt::print("{}\n\n", describe_links(c.cost));
     return;
   }

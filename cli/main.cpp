@@ -5,9 +5,11 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/error.hpp"
 #include "base/interrupt.hpp"
@@ -16,8 +18,11 @@
 
 namespace {
 
+// The one line every error becomes: "collsim: error: ...".
+std::string error_line(const std::string& message) { return "collsim: error: " + collsim::one_line(message) + "\n"; }
+
 int fail(const std::string& message) {
-  std::cerr << "collsim: error: " << collsim::one_line(message) << '\n';
+  std::cerr << error_line(message);
   return 2;
 }
 
@@ -36,14 +41,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// The subcommand the user named (or meant), for "see collsim NAME --help".
-const CLI::App* named_subcommand(const CLI::App& app, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (sub->get_name() == argv[i]) return sub;
-  return nullptr;
-}
-
 // `collsim prdict`: the nearest subcommand, instead of the parser's "A subcommand is required".
 std::string unknown_subcommand(const CLI::App& app, const std::string& word) {
   std::string best;
@@ -59,30 +56,36 @@ std::string unknown_subcommand(const CLI::App& app, const std::string& word) {
   return fmt::format("unknown subcommand '{}' (expected one of: {})", word, all);
 }
 
-// The parser's words, put as collsim says things.
-std::string parse_error_line(const CLI::ParseError& e, const CLI::App& app, int argc, char** argv) {
-  const CLI::App* sub = named_subcommand(app, argc, argv);
+// "--ranks: needs a value". CLI11 2.1's ArgumentMismatch carries only its text, which names
+// the option first in every form it raises ("--ranks: 1 required UINT missing", "--route: At
+// least 2 required but received 1").
+std::string argument_mismatch(const std::string& what) {
+  const std::size_t colon = what.find(':');
+  const std::string option = what.substr(0, colon);
+  if (what.find("missing") != std::string::npos) return option + ": needs a value";
+  return fmt::format("{}: wrong number of values ({})", option, colon == std::string::npos ? "" : what.substr(colon + 2));
+}
+
+// CLI11's errors put as collsim says things, then where the help is: the app's failure_message
+// (its subcommands inherit it). What the parser knows is read from the app, not its wording.
+std::string parse_failure(const CLI::App* app, const CLI::Error& e) {
+  const std::vector<CLI::App*> named = app->get_subcommands();  // the one the parse reached, if any
+  const CLI::App* sub = named.empty() ? nullptr : named.front();
   const std::string help = sub ? fmt::format("see collsim {} --help", sub->get_name()) : "see collsim --help";
+  const std::vector<std::string> left = app->remaining();  // words the top level did not take
+  if (dynamic_cast<const CLI::RequiredError*>(&e) && !sub) {  // require_subcommand(1): none named
+    if (!left.empty() && left.front()[0] != '-') return error_line(unknown_subcommand(*app, left.front()));
+    return error_line("give a subcommand: predict, explain, schedule, check, algorithms, topo, run, calibrate, "
+                      "validate or sweep (see collsim --help)");
+  }
   std::string what = e.what();
-  if (dynamic_cast<const CLI::RequiredError*>(&e) && what == "A subcommand is required") {
-    if (argc > 1 && argv[1][0] != '-') return unknown_subcommand(app, argv[1]);
-    return "give a subcommand: predict, explain, schedule, check, algorithms, topo, run, calibrate, validate or sweep "
-           "(see collsim --help)";
-  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    const std::string prefix = "The following argument was not expected: ";
-    const std::string prefixes = "The following arguments were not expected: ";
-    if (what.rfind(prefix, 0) == 0) what = "unexpected argument '" + what.substr(prefix.size()) + "'";
-    else if (what.rfind(prefixes, 0) == 0) what = "unexpected arguments: " + what.substr(prefixes.size());
+    const std::vector<std::string> extra = left.empty() && sub ? sub->remaining() : left;
+    what = extra.size() == 1 ? fmt::format("unexpected argument '{}'", extra.front())
+                             : fmt::format("unexpected arguments: {}", fmt::join(extra, " "));
   }
-  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
-    const std::size_t colon = what.find(':');
-    const std::string name = what.substr(0, colon);
-    what = what.find("missing") != std::string::npos ? name + ": needs a value"
-                                                       : fmt::format("{}: wrong number of values ({})", name,
-                                                                     colon == std::string::npos ? "" : what.substr(colon + 2));
-  }
-  return fmt::format("{} ({})", what, help);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) what = argument_mismatch(what);
+  return error_line(fmt::format("{} ({})", what, help));
 }
 
 // predict and check are the subcommands that hold schedules of millions of transfers, where
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
   CLI::App app{"collsim: predict, simulate, check, explain and execute collective communication algorithms.\n"
                "One schedule per algorithm feeds the closed forms, the engines, the executors and the pictures."};
   app.require_subcommand(1);
+  app.failure_message(parse_failure);  // before the subcommands, which copy it
   app.set_version_flag("--version", "collsim 0.1.0");
   collsim::cli::add_predict_command(app);
   collsim::cli::add_explain_command(app);
@@ -120,7 +124,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(parse_error_line(e, app, argc, argv));
+    app.exit(e);  // prints parse_failure's line
+    return 2;
   } catch (const collsim::Error& e) {
     return fail(e.what());
   } catch (const std::bad_alloc&) {

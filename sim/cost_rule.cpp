@@ -114,7 +114,9 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
                                 const Protocol& protocol) {
-  if (topology.flat) {  // a flat network is the two-class model itself (topologies/flat_network.hpp)
+  // Kept branch: a flat network is the two-class model itself (topologies/flat_network.hpp), and
+  // an implicit one (above kMaxFlatGraphRanks) has no routes to walk.
+  if (topology.flat) {
     CostModel model = with_protocol(*topology.flat, protocol);
     model.gamma_s_per_byte = gamma_s_per_byte;
     return model;
@@ -144,7 +146,10 @@ bool prices_transfer_context(const Topology& topology) {
 }
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {
-  if (topology.flat) {  // a rank's cables: one of each class (topologies/flat_network.hpp), built or not
+  // A flat network's rank has one cable of each class (topologies/flat_network.hpp), counted
+  // below as any fabric's. Without a graph (an implicit flat network, above kMaxFlatGraphRanks)
+  // there are no cables to count: its classes give the same sum.
+  if (!topology.has_graph()) {
     const CostModel& classes = *topology.flat;
     const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +
                             (classes.ranks_per_node > 0 ? 1.0 / classes.intra_node.beta_s_per_byte : 0.0);

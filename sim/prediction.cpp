@@ -473,7 +473,7 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
 }
 
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
-  return topology->flat ? EngineKind::analytic : EngineKind::flow;
+  return topology->contention_free() ? EngineKind::analytic : EngineKind::flow;
 }
 
 PredictionRequest cluster_request(const ClusterConfig& cluster) {

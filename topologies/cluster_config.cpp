@@ -601,6 +601,8 @@ ClusterConfig default_cluster_config() { return load_preset("baidu-40gpu"); }
 
 void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placement) {
   if (new_ranks == 0) new_ranks = ranks;
+  // Kept branch: a flat network is generated for its rank count and classes (--alpha and the
+  // like change them), so it is generated anew; a built fabric keeps its endpoints.
   if (topology->flat) {
     if (placement && placement->kind != Placement::Kind::linear)
       throw Error(fmt::format("placement {} needs a cluster with a topology; {} is a flat network (its ranks sit in order)",

@@ -76,7 +76,7 @@ ReducersUsed reducers_used(const Schedule& s) {
 }  // namespace
 
 void Topology::require_reducers(std::string_view algorithm, bool node, bool fabric) const {
-  if ((node || fabric) && flat) throw Error(flat_network_has_no_switch(algorithm));
+  if ((node || fabric) && !switches_can_reduce()) throw Error(flat_network_has_no_switch(algorithm));
   if (node && node_reducers.empty())
     throw Error(fmt::format("{} reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP "
                             "needs an NVSwitch marked 'reduction: nvls' in the config's nodes section (H100, GB200); "

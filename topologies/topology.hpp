@@ -77,6 +77,13 @@ class Topology {
   std::vector<std::vector<Rank>> mesh_rings;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
+  // A what-if network, contention-free by definition (a flat network): its classes are its
+  // whole description, --alpha and the like edit them, and its default engine is the analytic
+  // one (sim/prediction.hpp default_engine); a built fabric's links are shared.
+  bool contention_free() const { return flat.has_value(); }
+  // Whether a config could mark a switch of it to reduce: not a flat network's, whose switches
+  // only stand for its two link classes (require_reducers says so rather than name a key).
+  bool switches_can_reduce() const { return !flat; }
   // Whether its links are a graph the contention engines can share: every built fabric, and a
   // flat network up to kMaxFlatGraphRanks (above, it is implicit: its classes alone).
   bool has_graph() const { return network.vertex_count() > 0; }

@@ -256,7 +256,8 @@ MeasuredFit fit_to_measured(const NcclTestsLog& log, const MeasuredFitRequest& r
   check_cluster_yaml(request.cluster_yaml, request.cluster_origin);
   ClusterModel model{YAML::Load(request.cluster_yaml), request.cluster_origin, log.rank_count()};
   const ClusterConfig start = model.cluster({});
-  if (start.topology->flat)
+  // The fit writes its classes into the config's link_classes; the flat form (`links:`) has none.
+  if (model.root["links"])
     throw Error(fmt::format("{} is a flat network (links: inter_node/intra_node): calibrate --measured fits link classes; "
                             "describe the cluster with link_classes and nodes (configs/README.md)",
                             request.cluster_origin));

@@ -58,6 +58,11 @@ sed 's/^  nvlink4:$/  nvlink4:\n    efficiency: 0.7/' "$configs/dgx-h100.yaml" >
 "$collsim" calibrate --measured "$tmp/node.log" --preset dgx-h100 --algo ring -o "$tmp/node-fit.yaml" > "$tmp/out" ||
   fail "calibrate --measured one node: $(cat "$tmp/out")"
 within_one_percent "$tmp/node-fit.yaml" nvlink4 0.7
+# The flat form has no link classes to fit: refused by its config, in one line, with what to write instead.
+printf 'name: f\nranks: 8\nlinks:\n  inter_node: {alpha_s: 1.0e-6, bandwidth_Bps: 1.0e+9}\ngamma_s_per_byte: 0\n' > "$tmp/flat.yaml"
+err=$("$collsim" calibrate --measured "$tmp/ring.log" --config "$tmp/flat.yaml" 2>&1 >/dev/null)
+[ $? = 2 ] && [[ "$err" == "collsim: error: "*"is a flat network (links: inter_node/intra_node): calibrate --measured fits link classes"* ]] ||
+  fail "calibrate --measured on the flat form: $err"
 grep -q "nvlink4 efficiency 0.844 -> 0.7" "$tmp/out" || fail "calibrate summary: $(cat "$tmp/out")"
 grep -q "^#   line .*measured .*before .*fitted" "$tmp/node-fit.yaml" || fail "fitted YAML lacks the per-size residuals"
 "$collsim" predict --config "$tmp/node-fit.yaml" --algo ring --bytes 16M > /dev/null || fail "the fitted YAML does not load"

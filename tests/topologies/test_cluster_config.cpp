@@ -74,6 +74,9 @@ TEST_CASE("a star with one link class routes through its switch on links of the 
     REQUIRE(c.topology->network.link(l).bandwidth_Bps == Approx(1e9));
     REQUIRE(c.topology->network.link(l).latency_s == Approx(1e-6));
   }
+  // A built fabric shares its links, and a config may mark its switches to reduce.
+  CHECK_FALSE(c.topology->contention_free());
+  CHECK(c.topology->switches_can_reduce());
 }
 
 TEST_CASE("placement, routing and ranks are read from the file") {
@@ -97,6 +100,9 @@ TEST_CASE("the flat form loads as a generated network whose routes cross one cab
   const Topology& t = *c.topology;
   REQUIRE(t.flat);
   REQUIRE(t.flat->intra_node == c.cost.intra_node);
+  // What callers ask instead of testing `flat`: a contention-free what-if, no switch that reduces.
+  CHECK(t.contention_free());
+  CHECK_FALSE(t.switches_can_reduce());
   REQUIRE(t.ranks() == 8);
   REQUIRE(t.endpoints_per_node == 4);
   REQUIRE(t.node_of(3) == 0);

@@ -204,6 +204,20 @@ std::string shown_name(const PredictionRecord& rec, bool with_protocol = true) {
                        : fmt::format("{} ({})", rec.algorithm, rec.runs);
 }
 
+// Rows that ran, or whose choice was made among candidates that ran, in fewer channels than
+// the cluster suggests (PredictionRecord::short_of_channels) are starred, and the footnote
+// under the table names those runs: their times are not like for like with runs in more.
+std::string channels_footnote(const std::vector<PredictionRecord>& records) {
+  std::vector<std::string> runs;
+  for (const PredictionRecord& rec : records)
+    for (const std::string& run : rec.short_of_channels) runs.push_back(run);
+  if (runs.empty()) return "";
+  return fmt::format("\n* compared in fewer channels than the cluster suggests ({}): a ring streamed runs one unless "
+                     "--channels asks (its channels share GPU ports and reducers, which only the slower event "
+                     "simulation times); not like for like with runs in more channels\n",
+                     fmt::join(runs, ", "));
+}
+
 // With the flow or simgrid engine, two more columns: the analytic engine's time and the ratio.
 void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& records, const ClusterConfig& c,
                  const PredictionRequest& r,
@@ -230,13 +244,14 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
                                      *rec.analytic_s > 0 ? rec.time_s / *rec.analytic_s : 1.0)
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
-    const std::string algorithm = shown_name(rec, false);
+    const std::string algorithm = shown_name(rec, false) + (rec.short_of_channels.empty() ? "" : " *");
     const bool moves_data = rec.ranks > 1;  // on one rank nothing moves: no bandwidth to show
     fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9.2f}{}\n", size, algorithm,
                by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s), contention,
                format_GBps_cell(rec.algbw_GBps, moves_data), format_GBps_cell(rec.busbw_GBps, moves_data), rec.lower_bound_s > 0 ? rec.time_s / rec.lower_bound_s : 1.0,
                rec.winner ? "  <- winner" : "");
   }
+  fmt::print("{}", channels_footnote(records));
   for (const std::string& d : details) fmt::print("\n{}", d);
   fmt::print("\nwinner per size:");
   for (const PredictionRecord& rec : records)

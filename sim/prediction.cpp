@@ -347,14 +347,26 @@ CostModel flat_model(const RunCosts& costs) {
   return equivalent_cost_model(*costs.topology, costs.gamma_s_per_byte, kLargeMessage, costs.protocol);
 }
 
+// A candidate's runs short of their channels (PredictionRecord::short_of_channels), added to
+// those of the others compared with it, each once.
+void add_short_of_channels(std::vector<std::string>& into, const PredictionRecord& candidate) {
+  for (const std::string& run : candidate.short_of_channels)
+    if (std::find(into.begin(), into.end(), run) == into.end()) into.push_back(run);
+}
+
 PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
                               std::uint64_t bytes) {
   if (r.on_candidate) r.on_candidate(algorithm, protocol);
   const RunCosts costs = run_costs(r, algorithm, protocol, bytes);
   const CostModel flat = flat_model(costs);
   if (r.schedule) return price_held(r, costs, flat, *r.schedule, false);
-  return holding_for(r, algorithm, bytes) == Holding::streamed ? predict_streamed(r, costs, flat, algorithm, bytes)
-                                                               : predict_held(r, costs, flat, algorithm, bytes);
+  PredictionRecord rec = holding_for(r, algorithm, bytes) == Holding::streamed
+                             ? predict_streamed(r, costs, flat, algorithm, bytes)
+                             : predict_held(r, costs, flat, algorithm, bytes);
+  if (const std::uint32_t suggested = channels_for(r, algorithm); rec.channels < suggested)
+    rec.short_of_channels.push_back(
+        fmt::format("{} {} in {} of {}", algorithm, format_size(bytes), rec.channels, suggested));
+  return rec;
 }
 
 // One algorithm at one size: with the request's protocol, or with each and the fastest kept.
@@ -373,15 +385,18 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   PredictionRequest every_protocol = r;
   every_protocol.protocol.reset();
   std::optional<PredictionRecord> best;
+  std::vector<std::string> short_of_channels;
   for (std::string_view a : nccl_runs_at(r, bytes)) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
     PredictionRecord rec = find_algorithm(a).in_network == InNetwork::none
                                ? predict_algorithm(every_protocol, std::string(a), bytes)
                                : predict_with(r, simple_protocol(), std::string(a), bytes);
+    add_short_of_channels(short_of_channels, rec);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
   best->algorithm = kNcclChoice;  // runs: the one chosen
+  best->short_of_channels = std::move(short_of_channels);  // of every candidate: the choice was among them
   return *best;
 }
 
@@ -525,6 +540,7 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
     best->winner = true;
     if (only_winners) {
       PredictionRecord keep = *best;
+      for (auto rec = records.begin() + first; rec != records.end(); ++rec) add_short_of_channels(keep.short_of_channels, *rec);
       records.resize(first);
       records.push_back(keep);
     }
@@ -554,6 +570,7 @@ nlohmann::json to_json(const PredictionRecord& r) {
   if (r.ranks <= 1) j["algbw_GBps"] = j["busbw_GBps"] = nullptr;  // on one rank nothing moves
   j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
   if (r.analytic_s) j["analytic_s"] = *r.analytic_s;
+  if (!r.short_of_channels.empty()) j["short_of_channels"] = r.short_of_channels;
   return j;
 }
 

@@ -52,6 +52,11 @@ struct PredictionRecord {
   // Run from a stream (collectives/transfer_stream.hpp), not a held schedule: no analytic_s,
   // critical path or trace (see Holding below).
   bool streamed = false;
+  // Runs compared in fewer channels than the cluster suggests for them (a ring streamed in one
+  // where the suggestion asks more, predict_streamed's note), each as "ring 1G in 1 of 8": the
+  // row's own, and for "nccl" and "auto" every candidate's behind the choice. Not like for
+  // like with runs in more channels, so the table marks the row.
+  std::vector<std::string> short_of_channels;
 };
 
 // --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring: ring,

@@ -39,8 +39,29 @@ grep -q 'hierarchical-ring 1M: .* M transfers run as a stream, not held, as aske
 # The table says which runs were streamed, in the analytic column.
 "$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always 2> /dev/null > "$tmp/table" ||
   fail "table predict exited $?"
-grep -Eq '^ +1M  ring +[0-9.]+ us +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
+grep -Eq '^ +1M  ring \* +[0-9.]+ us +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
 grep -Eq '^ +two-tree +[0-9.]+ us +[0-9.]+ us +[0-9.]+x ' "$tmp/table" || fail "the held row lost its analytic time"
+# The streamed ring ran in one channel where the cluster suggests 4 (two-tree runs 4): the star and
+# its footnote say so in the table, not only on stderr; asked for 4 (--channels 4), no star.
+grep -q '^\* compared in fewer channels than the cluster suggests (ring 1M in 1 of 4)' "$tmp/table" ||
+  fail "no footnote on the ring's channels: $(cat "$tmp/table")"
+"$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always --channels 4 2> /dev/null > "$tmp/table" ||
+  fail "table predict --channels 4 exited $?"
+grep -Eq '^ +1M  ring +[0-9.]+ us +\(streamed\)' "$tmp/table" || fail "the ring in 4 channels is marked: $(cat "$tmp/table")"
+grep -q 'fewer channels' "$tmp/table" && fail "a footnote where every row ran its channels: $(cat "$tmp/table")"
+# --algo nccl and auto choose among candidates, the ring in one channel among them: whatever
+# they choose, the row is starred and the footnote names the ring (the JSON lists it too).
+for algo in nccl auto; do
+  "$collsim" predict --preset fat-tree-2to1 --algo $algo --bytes 1G --stream always 2> /dev/null > "$tmp/table" ||
+    fail "$algo predict exited $?"
+  grep -Eq '^ +1G  [a-z()-]+( \([a-z-]+\))? \* ' "$tmp/table" || fail "$algo's choice is not starred: $(cat "$tmp/table")"
+  grep -q '^\* compared in fewer channels than the cluster suggests (ring 1G in 1 of 4)' "$tmp/table" ||
+    fail "no footnote on $algo's ring candidate: $(cat "$tmp/table")"
+done
+"$collsim" predict --preset fat-tree-2to1 --algo nccl --bytes 1G --stream always --format json 2> /dev/null > "$tmp/json" ||
+  fail "nccl predict --format json exited $?"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r = r["records"] if isinstance(r, dict) else r
+assert r[0]["short_of_channels"] == ["ring 1G in 1 of 4"], r[0]' "$tmp/json" || fail "the JSON does not list the ring candidate"
 
 # The stderr of `predict --preset dgx-h100-2048 --algo ALGO --bytes 1G` (16,384 ranks) up to its
 # note on streaming, which comes before the run: the run is stopped there.

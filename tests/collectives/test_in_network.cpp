@@ -7,6 +7,7 @@
 // the JSON format, explain and the SVG name the switch.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -223,10 +224,10 @@ TEST_CASE("explain shows the switch accumulating every rank's chunk and the SVG 
   CHECK(svg.find("class=\"switch-row\"") != std::string::npos);
 }
 
-TEST_CASE("The checker proves nvls-tree for 1 to 5 nodes of 1, 2, 4 and 8 ranks, sizes 0 to 4099, 1 to 4 segments") {
+TEST_CASE("The checker proves nvls-tree for 1 to 16 nodes of 1, 2, 4 and 8 ranks, sizes 0 to 4099, 1 to 4 segments") {
   std::size_t proved = 0;
   for (Rank g : {1u, 2u, 4u, 8u})
-    for (Rank m = 1; m <= 5; ++m)
+    for (Rank m = 1; m <= 16; ++m)
       for (std::uint64_t bytes : {0ull, 3ull, 1000ull, 4099ull})
         for (std::uint32_t segments = 1; segments <= 4; ++segments) {
           INFO("G=" << g << " M=" << m << " N=" << bytes << " S=" << segments);
@@ -235,27 +236,36 @@ TEST_CASE("The checker proves nvls-tree for 1 to 5 nodes of 1, 2, 4 and 8 ranks,
           REQUIRE_NOTHROW(check_schedule(s));
           ++proved;
         }
-  CHECK(proved == 4 * 5 * 4 * 4);
+  CHECK(proved == 4 * 16 * 4 * 4);
 }
 
 TEST_CASE("nvls-tree: only N/G bytes per rank leave the node, each node's switch reduces its G ranks' N") {
   const Rank g = 4, m = 4, p = g * m;
   const std::uint64_t n = 4000;
   const Schedule s = generate_schedule("nvls-tree", test::allreduce_request(p, n, 1, g, 2));
-  std::vector<std::uint64_t> off_node(p), into_switch(m), up(p);
+  std::vector<std::uint64_t> off_node(p), onto_node(p), into_switch(m), up(p);
   for (TransferId id = 0; id < s.size(); ++id) {
     const Transfer t = s.transfer(id);
     if (t.is_local()) continue;
     if (s.info().is_reducer(t.dst) && t.op == Op::reduce) into_switch[t.dst - p] += s.transfer_bytes(id);
     if (s.info().is_reducer(t.dst)) up[t.src] += s.transfer_bytes(id);
-    if (!s.info().is_reducer(t.src) && !s.info().is_reducer(t.dst) && t.src / g != t.dst / g)
+    if (!s.info().is_reducer(t.src) && !s.info().is_reducer(t.dst) && t.src / g != t.dst / g) {
       off_node[t.src] += s.transfer_bytes(id);
+      onto_node[t.dst] += s.transfer_bytes(id);
+    }
     const bool with_switch = s.info().is_reducer(t.src) || s.info().is_reducer(t.dst);
     if (with_switch)  // a rank talks only to its own node's switch
       REQUIRE((s.info().is_reducer(t.src) ? t.src - p : t.src / g) == (s.info().is_reducer(t.dst) ? t.dst - p : t.dst / g));
   }
   for (Rank n_ = 0; n_ < m; ++n_) CHECK(into_switch[n_] == g * n);
-  // Rail tree of 4 nodes (0 - 2 - {1, 3}): an interior rank sends its part up once and down twice.
-  for (Rank r = 0; r < p; ++r) CHECK(off_node[r] <= 3 * n / g);
+  // Rail j's double binary tree of 4 nodes, 0 - 2 - {1, 3} and its mirror 3 - 1 - {2, 0}, each
+  // over half of part j: node 2 is interior in the first, sending its half up once and down
+  // twice, and a leaf in the second, sending its other half up once: 2 N/G, where one tree
+  // over the whole part sent 3 N/G (up once, down twice). The same comes in.
+  for (Rank r = 0; r < p; ++r) {
+    CHECK(off_node[r] <= 2 * n / g);
+    CHECK(onto_node[r] <= 2 * n / g);
+  }
+  CHECK(*std::max_element(off_node.begin(), off_node.end()) == 2 * n / g);
   for (Rank r = 0; r < p; ++r) CHECK(up[r] == n + n / g);  // every part reduced up, its own part written back
 }

@@ -180,21 +180,21 @@ TEST_CASE("A config that marks a switch that cannot reduce, or leaves out its nu
 
 namespace {
 
-// `nodes` nodes of 4 GPUs whose switches reduce, one NIC per GPU on a star.
-ClusterConfig nodes_on_star(Rank nodes, const std::string& placement = "linear") {
+// `nodes` nodes of `gpus` GPUs whose switches reduce, one NIC per GPU on a star.
+ClusterConfig nodes_on_star(Rank nodes, const std::string& placement = "linear", Rank gpus = 4) {
   return parse_cluster_config(
       fmt::format("name: t\nlink_classes:\n  nvl: {{bandwidth_Bps: {}, latency_s: 0, alpha_s: {}}}\n"
                   "  ib: {{bandwidth_Bps: 2.5e+10, latency_s: 1.0e-7, alpha_s: 2.0e-6}}\n"
                   "topology: {{kind: star, endpoints: {}, link: ib}}\n"
-                  "nodes: {{count: {}, gpus_per_node: 4, switch: nvswitch, gpu_link: nvl, nics_per_node: 4, nic_link: ib, "
+                  "nodes: {{count: {}, gpus_per_node: {}, switch: nvswitch, gpu_link: nvl, nics_per_node: {}, nic_link: ib, "
                   "reduction: nvls, reduction_Bps: 2.0e+11, reduction_latency_s: 3.0e-7}}\n"
                   "placement: {}\ngamma_s_per_byte: {}\n",
-                  kLink_Bps, kAlpha_s, 4 * nodes, nodes, placement, kGamma),
+                  kLink_Bps, kAlpha_s, gpus * nodes, nodes, gpus, gpus, placement, kGamma),
       "t.yaml");
 }
 
-Schedule nvls_tree(Rank p, std::uint64_t bytes, std::uint32_t segments) {
-  return generate_schedule("nvls-tree", test::allreduce_request(p, bytes, 1, 4, segments));
+Schedule nvls_tree(Rank p, std::uint64_t bytes, std::uint32_t segments, Rank gpus = 4) {
+  return generate_schedule("nvls-tree", test::allreduce_request(p, bytes, 1, gpus, segments));
 }
 
 }  // namespace
@@ -223,6 +223,19 @@ TEST_CASE("SimGrid gives the flow engine's nvls-tree times to 1e-6, 1 to 3 nodes
         CHECK(sg.time_s == Approx(flow.time_s).epsilon(1e-6));
         REQUIRE(sg.rank_finish_s.size() == flow.rank_finish_s.size());
         for (Rank r = 0; r < flow.rank_finish_s.size(); ++r) CHECK(sg.rank_finish_s[r] == Approx(flow.rank_finish_s[r]).epsilon(1e-6));
+      }
+}
+
+// The double binary tree across nodes, even and odd node counts, nodes of 1 to 8 GPUs.
+TEST_CASE("SimGrid gives the flow engine's nvls-tree times to 1e-6 on 1 to 16 nodes of 1, 2, 4 and 8 GPUs") {
+  for (Rank g : {1u, 2u, 4u, 8u})
+    for (Rank m : {1u, 2u, 4u, 5u, 8u, 16u})
+      for (std::uint32_t segments : {1u, 3u}) {
+        INFO(m << " nodes of " << g << " GPUs, S=" << segments);
+        const ClusterConfig c = nodes_on_star(m, "linear", g);
+        const Schedule s = nvls_tree(m * g, 1000003, segments, g);
+        const FlowResult flow = run_flow(s, *c.topology, kGamma);
+        CHECK(run_simgrid(s, *c.topology, kGamma).time_s == Approx(flow.time_s).epsilon(1e-6));
       }
 }
 #endif

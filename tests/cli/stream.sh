@@ -39,7 +39,7 @@ grep -q 'hierarchical-ring 1M: .* M transfers run as a stream, not held, as aske
 # The table says which runs were streamed, in the analytic column.
 "$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always 2> /dev/null > "$tmp/table" ||
   fail "table predict exited $?"
-grep -Eq '^ +1M  ring +[0-9.]+ us +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
+grep -Eq '^ +1M  ring +[0-9.]+ [um]s +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
 grep -Eq '^ +two-tree +[0-9.]+ us +[0-9.]+ us +[0-9.]+x ' "$tmp/table" || fail "the held row lost its analytic time"
 
 # The stderr of `predict --preset dgx-h100-2048 --algo ALGO --bytes 1G` (16,384 ranks) up to its

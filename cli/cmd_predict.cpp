@@ -147,8 +147,9 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   print_network(c, engine);
   if (c.runtime == CollectiveRuntime::nccl)
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
-               "and transport (NVLink, PCI, network) instead of the links' alpha; NVLS and CollNet their whole latency "
-               "once{} (NCCL 2.30 tuning.cc)\n\n",
+               "and transport (NVLink, PCI, network) instead of the links' alpha, and a ring one more for every "
+               "further slice and loop of its pipeline; NVLS and CollNet their whole latency "
+               "once{} (NCCL 2.30 tuning.cc, enqueue.cc)\n\n",
                c.runtime_hardware.compute_capability == 0
                    ? ""
                    : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "
@@ -307,9 +308,19 @@ double leading_share(const std::string& line) {
 // transfer, which the critical path below does not show (it starts at the first transfer).
 std::string runtime_detail_text(const PredictionRecord& rec) {
   if (rec.runtime_s <= 0) return "";
+  const RuntimePipeline& pipeline = rec.protocol.pipeline;
   std::string text = fmt::format("  runtime: {} before the first transfer (the library's launch and base latency for {}, "
-                                 "{}); the critical path below adds to it\n",
-                                 format_seconds(rec.runtime_s), rec.runs, rec.protocol.name);
+                                 "{}{}); the critical path below adds to it\n",
+                                 format_seconds(rec.runtime_s), rec.runs, rec.protocol.name,
+                                 pipeline.extra_sync_s > 0
+                                     ? fmt::format(", and {} of its pipeline's flag waits", format_seconds(pipeline.extra_sync_s))
+                                     : "");
+  if (pipeline.active())
+    text += fmt::format("  runtime: pipeline of {} channel{}, chunk {} x {} loop{} per channel, {} slice{} per chunk step: "
+                        "{} flag waits per rank on the chain of {} steps ({} {}: NCCL's buffers and chunks)\n",
+                        pipeline.channels, pipeline.channels == 1 ? "" : "s", format_size(pipeline.chunk_bytes),
+                        pipeline.loops, pipeline.loops == 1 ? "" : "s", pipeline.slices, pipeline.slices == 1 ? "" : "s",
+                        pipeline.loops * pipeline.slices * pipeline.steps, pipeline.steps, rec.runs, rec.protocol.name);
   if (const RuntimeRate& rate = rec.protocol.rate; rate.active())
     text += fmt::format("  runtime: {} channel{} at this size, each message at most {:.1f} GB/s ({} {}: NCCL's rate "
                         "caps)\n",

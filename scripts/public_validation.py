@@ -352,8 +352,9 @@ def before_summary(points):
     kinds = sorted({p["row"]["system_type"] for p in points}, key=SYSTEM_TYPES.index)
     return (f"**As of this build** ({len(points)} published points on {len(kinds)} system types, "
             f"{len({p['row']['source_url'] for p in points})} sources): " + "; ".join(parts) + ". "
-            "Predictions use each preset's `runtime: nccl` (NCCL's base latency per collective and per-step "
-            "latencies by protocol and transport, sim/runtime.hpp); what the runtime model changed is in "
+            "Predictions use each preset's `runtime: nccl` (NCCL's base latency per collective, per-step "
+            "latencies by protocol and transport, and a ring's flag waits per slice and loop of its pipeline, "
+            "sim/runtime.hpp); what the runtime model changed is in "
             "\"Before and after the runtime model\" below.")
 
 
@@ -418,10 +419,18 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   on the channels NCCL starts at the size) and at NCCL's share of the links per protocol and
   algorithm (tuning.cc), which slowed LL at 256 KiB-2 MiB on one node and moved the EFA and TCPXO
   rows off LL between nodes (median up to 1 MiB 27.3% -> 26.9%, >= 256 MiB 21.7% -> 17.7% with
-  NVLS's channels, below). What is still missing: the Simple ring's per-channel rate (one thread
-  block's copy rate) and NCCL's own channel count from its topology search; the chunk, slice and
-  loop structure of its pipeline, which puts the half-way size of the bandwidth ramp near 16-32
-  MiB on these nodes where collsim has it near 4-8 MiB.
+  NVLS's channels, below). NCCL's ring pipeline (its chunks from the connection buffers, loops of
+  ranks x chunk, two slices per Simple chunk step, a flag wait each) and its ring plateau across
+  nodes (tuning.cc, 1.4x) are modelled too: they moved the medians little (all 25.7% -> 23.7%,
+  up to 1 MiB 26.9% -> 26.6%, 1-128 MiB 33.1% -> 32.5%, >= 256 MiB 17.7% -> 17.3%), because
+  collsim's rings already paid one step latency per 1 MiB segment and the extra waits come to tens
+  of microseconds where the mid-size points are hundreds slower (8 A100s at 16-128 MiB: 130-390 us
+  beyond collsim's ring; 8 H100s on NVLS at 16-256 MiB: 40-220 us). What is still missing: the
+  Simple ring's per-channel rate (one thread block's copy rate) and NCCL's own channel count from
+  its topology search; NVLS's chunk sizes by size (32 KiB below 64 MiB on 8 GPUs, enqueue.cc),
+  which NCCL's model gives no per-chunk latency to price by; the tree's and chain's pipelines.
+  Together they put the half-way size of the bandwidth ramp near 16-32 MiB on these nodes where
+  collsim has it near 4-8 MiB.
 - **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
   `gcp-a3mega-tcpxo` take their NICs' rates from AWS's and Google's instance pages (and EFA's
   efficiency from a published two-node libfabric measurement), but their per-message start-up

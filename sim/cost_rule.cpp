@@ -73,6 +73,10 @@ RouteCost route_cost(const Network& network, std::span<const LinkId> route, std:
   return corrected_cost(network, route, bytes, segments, protocol, exchange_half);
 }
 
+Transport pair_transport(const Topology& topology, Rank src, Rank dst) {
+  return route_transport(topology.network, route_of(topology, src, dst));
+}
+
 // Efficiency is the link's own (its framing and protocol take that share of every byte it
 // carries, whoever sends it); size factors belong to each message (route_cost), not the link.
 // The protocol's payload fraction is every flow's alike, so it scales what the link offers.

@@ -71,6 +71,10 @@ struct RouteCost {
 RouteCost route_cost(const Network& network, std::span<const LinkId> route, std::uint64_t bytes, std::uint32_t segments,
                      const Protocol& protocol, bool exchange_half = false);
 
+// What a step from `src` to `dst` crosses (flow 0's route), as a collective library tells
+// transports apart (the runtime's step latency, sim/runtime.hpp): unknown where no cable says.
+Transport pair_transport(const Topology& topology, Rank src, Rank dst);
+
 // What `link` offers the flows that share it, in data bytes/s under `protocol`.
 double shared_capacity_Bps(const Network& network, LinkId link, const Protocol& protocol);
 

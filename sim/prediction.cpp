@@ -504,14 +504,27 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   return r;
 }
 
+namespace {
+// What a step from rank 0 to `dst` crosses (the runtime's step latency); unknown without a
+// runtime, on one rank, and on a flat network (which may have no links built, and whose classes
+// name no transport).
+Transport step_transport(const PredictionRequest& r, Rank dst) {
+  if (r.runtime == CollectiveRuntime::none || r.topology->flat || r.ranks < 2 || r.ranks > r.topology->ranks())
+    return Transport::unknown;
+  return pair_transport(*r.topology, 0, dst);
+}
+}  // namespace
+
 RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol,
                    std::uint64_t bytes) {
   const RuntimeRun run{.algorithm = algorithm, .protocol = protocol, .bytes = bytes, .ranks = r.ranks,
-                       .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node};
+                       .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node,
+                       .collective = r.collective, .intra = step_transport(r, 1), .inter = step_transport(r, r.ranks - 1)};
   const RunRuntime runtime = run_runtime(r.runtime, r.runtime_hardware, run);
   Protocol priced = protocol;
   priced.step = runtime.step;
   priced.rate = runtime.rate;
+  priced.pipeline = runtime.pipeline;
   if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
           .fixed_s = runtime.fixed_s};

@@ -50,6 +50,22 @@ struct RuntimeRate {
   bool active() const { return cap_Bps != std::numeric_limits<double>::infinity(); }
 };
 
+// A collective library's pipeline (sim/runtime.hpp): NCCL cuts each channel's part of a ring
+// collective into chunks (its connection buffer / NCCL_STEPS x the chunk steps), runs them in
+// loops of ranks x chunk, and each chunk step in slices that each wait on their peer's flag.
+// The runtime prices the flag waits beyond one per step as `extra_sync_s` (in the run's fixed
+// cost); the rest is reported (--detail). Not modelled: channels 0.
+struct RuntimePipeline {
+  std::uint32_t channels = 0;      // the channels NCCL runs at this size (at most MAXCHANNELS)
+  std::uint64_t chunk_bytes = 0;   // one chunk step of one channel, shrunk for the last loop
+  std::uint64_t loops = 0;         // loops per channel
+  std::uint32_t slices = 0;        // slices per chunk step, each a flag wait
+  std::uint64_t steps = 0;         // chunk steps of one loop on the ring's chain (2(P-1) for allreduce)
+  double extra_sync_s = 0;         // the flag waits beyond one per step, paid once per collective
+
+  bool active() const { return channels > 0; }
+};
+
 struct Protocol {
   std::string_view name = "simple";
   double payload_fraction = 1;  // data bytes per byte on the wire, in (0, 1]
@@ -57,6 +73,7 @@ struct Protocol {
   std::string_view source;      // where the numbers come from, in one line
   StepLatency step;             // the run's library's, for its algorithm and this protocol
   RuntimeRate rate;             // the run's library's, for its algorithm, this protocol and size
+  RuntimePipeline pipeline;     // the run's library's, for its algorithm, this protocol and size
 
   bool is_simple() const { return payload_fraction == 1 && startup_factor == 1; }
   // One of the table's protocols: the name says which.

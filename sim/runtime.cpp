@@ -91,6 +91,35 @@ constexpr double kGBps = 1e9;
 constexpr std::uint64_t kThreads[3] = {512, 640, 512};
 constexpr std::uint64_t kThreadThreshold[3] = {8, 8, 64};
 
+// --- The pipeline (ring). Connection buffers per protocol (src/init.cc): DEFAULT_BUFFSIZE
+// 4 MiB for Simple; DEFAULT_LL_BUFFSIZE = NCCL_LL_LINES_PER_THREAD 8 x NCCL_LL_MAX_NTHREADS 512
+// x NCCL_STEPS 8 x 16-byte lines = 512 KiB; DEFAULT_LL128_BUFFSIZE = NCCL_LL128_ELEMS_PER_THREAD
+// 120 x NCCL_LL128_MAX_NTHREADS 640 x NCCL_STEPS x 8 bytes (src/include/device.h). A step is the
+// buffer / NCCL_STEPS; a chunk is chunkSteps steps (Simple ring only; others 1), of which LL
+// carries half (a flag in every 8 bytes) and LL128 15 of every 16 words (enqueue.cc,
+// calcCollChunking). Ring allreduce, allgather and reduce-scatter take ALLREDUCE_CHUNKSTEPS =
+// NCCL_STEPS / 2 and ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4: two slices per chunk
+// (src/include/collectives.h).
+constexpr std::uint64_t kNcclSteps = 8;
+constexpr std::uint64_t kBufferBytes[3] = {8 * 512 * kNcclSteps * 16, 120 * 640 * kNcclSteps * 8, 1 << 22};
+constexpr std::uint64_t kRingChunkSteps = kNcclSteps / 2, kRingSliceSteps = kNcclSteps / 4;
+// MAXCHANNELS (src/include/device.h): NCCL's own channel count, from its topology search, is not
+// modelled; this bound gives the fewest loops it could run.
+constexpr std::uint32_t kNcclMaxChannels = 64;
+
+// tuning.cc, ncclTopoGetAlgoTime: "lat *= comm->minCompCap < 80 ? 1.9 : 1.4; // Plateau effect
+// of ring", for a Simple ring allreduce across nodes with at least 64 bytes per channel and rank.
+constexpr double kRingPlateauBeforeAmpere = 1.9, kRingPlateau = 1.4;
+
+std::uint64_t ring_chunk_bytes(Proto proto) {
+  const std::uint64_t step = kBufferBytes[proto] / kNcclSteps;
+  if (proto == kLL) return step / 2;
+  if (proto == kLL128) return step / 16 * 15;
+  return step * kRingChunkSteps;
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
 Generation generation_of(std::uint32_t compute_capability) {
   return compute_capability >= 100 ? kBlackwell : compute_capability >= 90 ? kHopper
                                                 : compute_capability >= 80 ? kAmpere
@@ -130,6 +159,20 @@ double link_share(Family family, Proto proto, Rank nodes) {
   return kTree;
 }
 
+// The plateau (kRingPlateau) needs the GPUs' generation: without it, none.
+bool plateau_applies(const RuntimeRun& run, const RuntimeHardware& hardware, const RuntimePipeline& pipeline) {
+  return hardware.compute_capability > 0 && pipeline.active() && run.collective == Collective::allreduce &&
+         proto_of(run.protocol) == kSimple && run.nodes > 1 &&
+         run.bytes / (std::uint64_t(pipeline.channels) * std::max<Rank>(run.ranks, 1)) >= 64;
+}
+
+// NCCL multiplies the whole latency of the collective: the base, every step's and the pipeline's.
+void scale_latencies(RunRuntime& out, double factor) {
+  out.fixed_s *= factor;
+  out.pipeline.extra_sync_s *= factor;
+  for (double& s : out.step.by_transport) s *= factor;
+}
+
 }  // namespace
 
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
@@ -139,6 +182,33 @@ std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& 
   if (proto == kLL && family_of(algorithm) == Family::ring) per_channel *= std::max<Rank>(ranks, 1);
   const std::uint64_t fits = bytes / per_channel;
   return std::uint32_t(std::clamp<std::uint64_t>(fits, 1, std::numeric_limits<std::uint32_t>::max()));
+}
+
+RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step) {
+  const bool rs_or_ag = run.collective == Collective::reduce_scatter || run.collective == Collective::allgather;
+  if (run.algorithm != "ring" || run.ranks < 2 || !(run.collective == Collective::allreduce || rs_or_ag)) return {};
+  const Proto proto = proto_of(run.protocol);
+  const std::uint64_t ranks = run.ranks;
+  RuntimePipeline p;
+  p.channels = std::min(nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks), kNcclMaxChannels);
+  // device/all_reduce.h, runRing: a loop moves ranks x chunk of a channel's part; the last one
+  // shrinks its chunk to what is left / ranks, so a part below one loop runs one, small chunks.
+  const std::uint64_t per_channel = ceil_div(std::max<std::uint64_t>(run.bytes, 1), p.channels);
+  const std::uint64_t chunk = ring_chunk_bytes(proto);
+  p.loops = std::max<std::uint64_t>(ceil_div(per_channel, ranks * chunk), 1);
+  p.chunk_bytes = p.loops == 1 ? ceil_div(per_channel, ranks) : chunk;
+  p.slices = proto == kSimple ? std::uint32_t(kRingChunkSteps / kRingSliceSteps) : 1;
+  p.steps = rs_or_ag ? ranks - 1 : 2 * (ranks - 1);
+  // The steps that cross nodes, as tuning.cc counts them (nInterSteps): 2 (nodes - 1) for an
+  // allreduce, nodes - 1 otherwise; the rest cross the node's own transport.
+  const std::uint64_t nodes = std::max<Rank>(run.nodes, 1);
+  const std::uint64_t inter = std::min(p.steps, nodes <= 1 ? 0 : rs_or_ag ? nodes - 1 : 2 * (nodes - 1));
+  // Every rank's thread block takes its slices one at a time, each after its peer's flag, and
+  // every rank is at the same point of the ring: each wait is a step latency on the chain. The
+  // engines price one per step (each transfer's start-up); the others add up here.
+  const double chain_s = double(p.steps - inter) * step.at(run.intra) + double(inter) * step.at(run.inter);
+  p.extra_sync_s = double(p.loops * p.slices - 1) * chain_s;
+  return p;
 }
 
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run) {
@@ -158,6 +228,9 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
       out.rate.cap_Bps = rate_cap_Bps(family, proto, out.rate.channels, hardware, nodes);
       out.rate.link_share = link_share(family, proto, nodes);
     }
+    out.pipeline = nccl_pipeline(run, out.step);
+    out.fixed_s += out.pipeline.extra_sync_s;
+    if (plateau_applies(run, hardware, out.pipeline)) scale_latencies(out, hardware.compute_capability < 80 ? kRingPlateauBeforeAmpere : kRingPlateau);
   } else {
     out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);
   }

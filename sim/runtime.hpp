@@ -14,9 +14,16 @@
 //           RuntimeRate), and the links give each protocol NCCL's share of their rate on
 //           that algorithm in place of its payload fraction (the tree's LL 0.92 / 3.8, not
 //           1/2). Only where the config names its GPUs (RuntimeHardware).
+//   pipeline: NCCL's ring cuts each channel's part into chunks of its connection buffer's
+//           steps, runs them in loops of ranks x chunk and each chunk step in slices, every
+//           slice a flag wait on the ring's chain; the waits beyond one per step are paid once
+//           per collective with the fixed cost (sim/protocol.hpp, RuntimePipeline).
+//   plateau: NCCL's model lengthens a Simple ring allreduce's latency across nodes (1.4x,
+//           1.9x before Ampere: tuning.cc, ncclTopoGetAlgoTime, "Plateau effect of ring").
 // The numbers are NCCL's own tuning constants (src/graph/tuning.cc, NCCL 2.30.x: baseLatencies
-// and hwLatencies, NVIDIA's measurements of its runtime on its hardware), read as facts of the
-// library and never fitted here to an allreduce measurement. A cluster names its runtime in
+// and hwLatencies, NVIDIA's measurements of its runtime on its hardware) and its buffer and chunk
+// sizes (src/init.cc, src/enqueue.cc, src/include/collectives.h), read as facts of the library
+// and never fitted here to an allreduce measurement. A cluster names its runtime in
 // its config (`runtime: nccl`); without one (CPU MPI clusters) nothing changes.
 // Touches nothing but its arguments.
 #pragma once
@@ -34,6 +41,7 @@ struct RunRuntime {
   double fixed_s = 0;  // once per collective
   StepLatency step;    // per transfer, by transport (inactive: the classes' alpha)
   RuntimeRate rate;    // per message (inactive: the links alone)
+  RuntimePipeline pipeline;  // of a ring collective (inactive: none); its extra_sync_s is in fixed_s
 };
 
 // One run as the runtime sees it: `algorithm` (collsim's name) with `protocol` on a collective
@@ -46,6 +54,9 @@ struct RuntimeRun {
   Rank ranks = 1;
   Rank nodes = 1;
   Rank ranks_per_node = 1;
+  Collective collective = Collective::allreduce;
+  Transport intra = Transport::nvlink;  // what a step between two ranks of a node crosses
+  Transport inter = Transport::net;     // what a step between nodes crosses
 };
 
 // The runtime of `run`; none: a zero cost. The rate caps need `hardware`'s compute capability
@@ -56,5 +67,10 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
 // topoGetAlgoInfo), before its own channel count (its topology search's) bounds them.
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
                                     Rank ranks);
+
+// NCCL's pipeline for `run` (ring allreduce, reduce-scatter and allgather; inactive for the
+// rest): its channels, chunk, loops and slices, and the flag waits beyond one per step priced
+// with `step` (enqueue.cc calcCollChunking, device/all_reduce.h runRing).
+RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step);
 
 }  // namespace collsim

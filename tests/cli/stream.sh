@@ -39,7 +39,7 @@ grep -q 'hierarchical-ring 1M: .* M transfers run as a stream, not held, as aske
 # The table says which runs were streamed, in the analytic column.
 "$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always 2> /dev/null > "$tmp/table" ||
   fail "table predict exited $?"
-grep -Eq '^ +1M  ring \* +[0-9.]+ us +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
+grep -Eq '^ +1M  ring \* +[0-9.]+ [um]s +\(streamed\) +- ' "$tmp/table" || fail "the streamed row is not marked: $(cat "$tmp/table")"
 grep -Eq '^ +two-tree +[0-9.]+ us +[0-9.]+ us +[0-9.]+x ' "$tmp/table" || fail "the held row lost its analytic time"
 # The streamed ring ran in one channel where the cluster suggests 4 (two-tree runs 4): the star and
 # its footnote say so in the table, not only on stderr; asked for 4 (--channels 4), no star.
@@ -47,7 +47,7 @@ grep -q '^\* compared in fewer channels than the cluster suggests (ring 1M in 1 
   fail "no footnote on the ring's channels: $(cat "$tmp/table")"
 "$collsim" predict --preset fat-tree-2to1 --algo ring,two-tree --bytes 1M --stream always --channels 4 2> /dev/null > "$tmp/table" ||
   fail "table predict --channels 4 exited $?"
-grep -Eq '^ +1M  ring +[0-9.]+ us +\(streamed\)' "$tmp/table" || fail "the ring in 4 channels is marked: $(cat "$tmp/table")"
+grep -Eq '^ +1M  ring +[0-9.]+ [um]s +\(streamed\)' "$tmp/table" || fail "the ring in 4 channels is marked: $(cat "$tmp/table")"
 grep -q 'fewer channels' "$tmp/table" && fail "a footnote where every row ran its channels: $(cat "$tmp/table")"
 # --algo nccl and auto choose among candidates, the ring in one channel among them: whatever
 # they choose, the row is starred and the footnote names the ring (the JSON lists it too).

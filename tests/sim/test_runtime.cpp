@@ -58,18 +58,22 @@ TEST_CASE("with NCCL's runtime a ring pays the base latency once and the step la
   const double chunk = double(n) / 4;
   // tuning.cc: Ring baseLatencies {LL 6.6, LL128 14.0, Simple 8.4} us, NVLink hwLatencies
   // {0.6, 1.9, 3.4} us; LL carries 8 of each 16 bytes, LL128 120 of 128 (sim/protocol.cpp).
+  // NCCL's pipeline: Simple takes each chunk step in 2 slices, a flag wait each, so its 6 steps
+  // wait 6 more times (one loop of the 64 channels it starts: 64 KiB each, below 4 x 2 MiB);
+  // LL and LL128 take one slice per chunk step in one loop: nothing more.
   struct Case {
     const char* name;
-    double base_us, step_us, payload;
-  } cases[] = {{"simple", 8.4, 3.4, 1.0}, {"ll", 6.6, 0.6, 0.5}, {"ll128", 14.0, 1.9, 120.0 / 128.0}};
+    double base_us, step_us, payload, pipeline_us;
+  } cases[] = {{"simple", 8.4, 3.4, 1.0, 6 * 3.4}, {"ll", 6.6, 0.6, 0.5, 0}, {"ll128", 14.0, 1.9, 120.0 / 128.0, 0}};
   for (const Case& k : cases)
     for (EngineKind engine : {EngineKind::analytic, EngineKind::flow}) {
       INFO(k.name << " " << to_string(engine));
       // 2(P-1) = 6 steps of N/P bytes each, one after the other (each waits for the one before).
-      const double expected = 1e-6 * k.base_us + 6 * (1e-6 * k.step_us + chunk / (kNvlink4_Bps * k.payload));
+      const double fixed = 1e-6 * (k.base_us + k.pipeline_us);
+      const double expected = fixed + 6 * (1e-6 * k.step_us + chunk / (kNvlink4_Bps * k.payload));
       const PredictionRecord rec = ring(c, n, find_protocol(k.name), engine);
       REQUIRE(rec.time_s == Approx(expected).epsilon(1e-12));
-      CHECK(rec.runtime_s == Approx(1e-6 * k.base_us).epsilon(1e-12));  // what --detail reports apart
+      CHECK(rec.runtime_s == Approx(fixed).epsilon(1e-12));  // what --detail reports apart
       CHECK(rec.lower_bound_s >= rec.runtime_s);
       // The closed form (analytic engine, one port) is priced by the same runtime.
       if (engine == EngineKind::analytic) CHECK(rec.closed_form_s.value() == Approx(expected).epsilon(1e-12));
@@ -139,6 +143,9 @@ TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
   const ClusterConfig c = hopper_star();
   // 4 ranks, 6 steps of N/4; NVLink LL 0.6 us a step, LL128 1.9 us, Simple 3.4 us; bases 6.6,
   // 14, 8.4 us. The links give LL half of 380 GB/s, LL128 0.92 of it (NCCL's shares).
+  // NCCL's pipeline adds a step latency on each of the 6 steps for every further flag wait:
+  // Simple's second slice per chunk step; LL's loops over 64 channels of 32 KiB chunks (64 MiB:
+  // 1 MiB a channel, 8 loops of 4 x 32 KiB); LL128's of 576,000-byte chunks (256 MiB: 2 loops).
   struct Case {
     const char* protocol;
     std::uint64_t bytes;
@@ -149,11 +156,11 @@ TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
       // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links' 350
       {"ll128", 40960, 14.0, 1.9, 8 * 36.7e9},
       // rate-bound: 64 MiB of LL at llMaxBws 141 GB/s, below the links' 190
-      {"ll", 64 << 20, 6.6, 0.6, 141e9},
+      {"ll", 64 << 20, 6.6 + 7 * 6 * 0.6, 0.6, 141e9},
       // bandwidth-bound: 256 MiB of Simple at the links' rate, no cap
-      {"simple", 256 << 20, 8.4, 3.4, kNvlink4_Bps},
+      {"simple", 256 << 20, 8.4 + 6 * 3.4, 3.4, kNvlink4_Bps},
       // bandwidth-bound: 256 MiB of LL128 at NCCL's share of the links, 0.92 (not 120/128)
-      {"ll128", 256 << 20, 14.0, 1.9, 0.92 * kNvlink4_Bps},
+      {"ll128", 256 << 20, 14.0 + 6 * 1.9, 1.9, 0.92 * kNvlink4_Bps},
   };
   for (const Case& k : cases)
     for (EngineKind engine : {EngineKind::analytic, EngineKind::flow}) {
@@ -171,8 +178,61 @@ TEST_CASE("without a runtime the links' alpha stays, and the runtime changes onl
   const double alpha = 2e-6, base = 8.4e-6, step = 3.4e-6;
   const double links_only = ring(plain, n, simple_protocol(), EngineKind::flow).time_s;
   REQUIRE(links_only == Approx(6 * (alpha + double(n) / 4 / kNvlink4_Bps)).epsilon(1e-12));
+  // NCCL's Simple ring waits twice per chunk step (two slices): 6 more step latencies.
   REQUIRE(ring(nccl, n, simple_protocol(), EngineKind::flow).time_s ==
-          Approx(links_only + base + 6 * (step - alpha)).epsilon(1e-12));
+          Approx(links_only + base + 6 * step + 6 * (step - alpha)).epsilon(1e-12));
+}
+
+TEST_CASE("NCCL's ring pipeline: chunks of its buffers, loops of ranks x chunk, slices, a flag wait each") {
+  const Protocol &ll = find_protocol("ll"), &ll128 = find_protocol("ll128"), &simple = simple_protocol();
+  const RuntimeHardware hopper{90, false};
+  // Simple, 8 ranks on one node, 1 GiB: 64 channels (MAXCHANNELS) of 16 MiB, one loop of
+  // 8 x 2 MiB chunks (4 MiB buffer / 8 steps x 4 chunk steps), 2 slices each: one wait more
+  // per step, 14 x 3.4 us.
+  RuntimePipeline p = nccl("ring", simple, 1, 8, 1ull << 30).pipeline;
+  CHECK(p.channels == 64);
+  CHECK(p.chunk_bytes == 2u << 20);
+  CHECK(p.loops == 1);
+  CHECK(p.slices == 2);
+  CHECK(p.steps == 14);
+  CHECK(p.extra_sync_s == Approx(14 * 3.4e-6));
+  // 4 GiB: 64 MiB a channel, 4 loops x 2 slices = 8 waits per step, 7 more.
+  p = nccl("ring", simple, 1, 8, 4ull << 30).pipeline;
+  CHECK(p.loops == 4);
+  CHECK(p.extra_sync_s == Approx(7 * 14 * 3.4e-6));
+  // 16 MiB: one loop, its chunk shrunk to the channel's 256 KiB / 8 ranks.
+  p = nccl("ring", simple, 1, 8, 16 << 20).pipeline;
+  CHECK(p.chunk_bytes == 32u << 10);
+  CHECK(p.extra_sync_s == Approx(14 * 3.4e-6));
+  // LL: 512 KiB buffer / 8 steps, half of it data: 32 KiB chunks; 1 MiB on 8 ranks starts 32
+  // channels of 32 KiB, one loop of 4 KiB chunks; one slice: nothing more.
+  p = nccl("ring", ll, 1, 8, 1 << 20).pipeline;
+  CHECK(p.channels == 32);
+  CHECK(p.chunk_bytes == 4096);
+  CHECK(p.extra_sync_s == 0);
+  // LL128: 120 x 640 x 8 x 8 bytes / 8 steps, 15 of 16 words data: 576,000-byte chunks; 8 GiB on
+  // 8 ranks: 64 channels of 128 MiB, 30 loops, 29 more waits per step at 1.9 us.
+  p = nccl("ring", ll128, 1, 8, 8ull << 30).pipeline;
+  CHECK(p.loops == 30);
+  CHECK(p.chunk_bytes == 576000);
+  CHECK(p.extra_sync_s == Approx(29 * 14 * 1.9e-6));
+  // Across 2 nodes of 8: 30 steps, 2 of them network ones (14 us), the others NVLink (3.4 us).
+  p = nccl("ring", simple, 2, 8, 1ull << 30).pipeline;
+  CHECK(p.steps == 30);
+  CHECK(p.extra_sync_s == Approx(28 * 3.4e-6 + 2 * 14e-6));
+  // Allgather and reduce-scatter: P - 1 steps; the tree, the chain and broadcast: no ring pipeline.
+  RuntimeRun ag{"ring", simple, 1ull << 30, 8, 1, 8};
+  ag.collective = Collective::allgather;
+  CHECK(run_runtime(CollectiveRuntime::nccl, {}, ag).pipeline.steps == 7);
+  CHECK_FALSE(nccl("nccl-tree", simple, 1, 8).pipeline.active());
+  CHECK_FALSE(nccl("chain", simple, 1, 8).pipeline.active());
+  // Across nodes NCCL's model lengthens a Simple ring allreduce's whole latency 1.4x on Ampere
+  // and later ("Plateau effect of ring"): base, steps and pipeline; not on one node, not for LL.
+  const RunRuntime across = nccl("ring", simple, 2, 8, 1ull << 30, hopper);
+  CHECK(across.fixed_s == Approx(1.4 * (8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6)));
+  CHECK(across.step.at(Transport::net) == Approx(1.4 * 14e-6));
+  CHECK(nccl("ring", simple, 1, 8, 1ull << 30, hopper).fixed_s == Approx(8.4e-6 + 14 * 3.4e-6));
+  CHECK(nccl("ring", ll, 2, 8, 1ull << 30, hopper).step.at(Transport::net) == Approx(2.7e-6));
 }
 
 TEST_CASE("a route's step is priced by the widest transport it crosses") {

@@ -16,8 +16,10 @@
 
 namespace {
 
+// 600 characters: a size guard names every algorithm that fits before the way out, which must
+// stay on the line.
 int fail(const std::string& message) {
-  std::cerr << "collsim: error: " << collsim::one_line(message) << '\n';
+  std::cerr << "collsim: error: " << collsim::one_line(message, 600) << '\n';
   return 2;
 }
 

@@ -18,8 +18,11 @@
 
 namespace {
 
-// The one line every error becomes: "collsim: error: ...".
-std::string error_line(const std::string& message) { return "collsim: error: " + collsim::one_line(message) + "\n"; }
+// The one line every error becomes: "collsim: error: ...". 600 characters: a size guard names
+// every algorithm that fits before the way out, which must stay on the line.
+std::string error_line(const std::string& message) {
+  return "collsim: error: " + collsim::one_line(message, 600) + "\n";
+}
 
 int fail(const std::string& message) {
   std::cerr << error_line(message);

@@ -24,7 +24,7 @@ std::string size_problem(const ScheduleSize& size, Rank ranks) {
                        size.transfers, kMaxScheduleTransfers);
   if (ranks * size.elements > kMaxElementRecords)
     return fmt::format("{:.2g} (rank, element) records to track ({} elements per rank), more than the {:.0e} "
-                       "(~8 bytes each) that fit in memory",
+                       "(~100 bytes each as a rank's pieces) that fit in memory",
                        ranks * size.elements, size.elements, kMaxElementRecords);
   if (size.dependencies > kMaxDependencies)
     return fmt::format("about {:.2g} dependencies (each switch result read by every rank it sums), more than the {:.0e} "

@@ -46,10 +46,11 @@ using SizeBound = ScheduleSize (*)(const ScheduleRequest&);
 using SegmentRule = std::uint32_t (*)(const ScheduleRequest&);
 
 // The size guard's limits (kept well inside a 24 GB, 2-core machine; about a minute of work):
-// ~48 bytes per transfer in the IR, 8 bytes per (rank, element) record, and visits at about
-// 10-20 M per second.
+// ~48 bytes per transfer in the IR, 12 bytes per (rank, element) record where the builder
+// keeps them dense (up to kDenseRecordLimit, schedule_builder.hpp) and ~100 per piece of a
+// rank's bytes beyond (elements.hpp), and visits at about 10-20 M per second.
 inline constexpr double kMaxScheduleTransfers = 1e8;
-inline constexpr double kMaxElementRecords = 5e8;
+inline constexpr double kMaxElementRecords = 1e8;
 inline constexpr double kMaxDependencies = 5e8;  // 4 bytes each in the IR, twice that while sorted
 inline constexpr double kMaxElementVisits = 5e8;
 // The most channels a schedule runs: NCCL's MAXCHANNELS (src/include/device.h, 2.19+: 64).

@@ -19,10 +19,7 @@ std::string describe(const Schedule& s, TransferId id) {
   return fmt::format("transfer {} ({} {} -> {}, step {})", id, to_string(t.op), t.src, t.dst, t.step);
 }
 
-std::string bytes_of(const ElementMap& elements, std::uint32_t e) {
-  const ByteRange r = elements.range(e);
-  return fmt::format("bytes [{}, {})", r.offset, r.end());
-}
+std::string bytes_of(ByteRange r) { return fmt::format("bytes [{}, {})", r.offset, r.end()); }
 
 // Finds a cycle through forward dependencies, or reports the first out-of-order dependency.
 [[noreturn]] void report_forward_dependency(const Schedule& s, TransferId from, TransferId to) {
@@ -59,7 +56,7 @@ std::string bytes_of(const ElementMap& elements, std::uint32_t e) {
                           from, to));
 }
 
-void validate_transfer(const Schedule& s, TransferId id, const ElementMap& elements) {
+void validate_transfer(const Schedule& s, TransferId id) {
   const ScheduleInfo& info = s.info();
   const Transfer t = s.transfer(id);
   const auto& chunks = s.chunks();
@@ -78,15 +75,6 @@ void validate_transfer(const Schedule& s, TransferId id, const ElementMap& eleme
                             a.bytes, t.dst_chunk, b.bytes));
   if (t.is_local() && a.bytes > 0 && a.offset < b.end() && b.offset < a.end())
     throw Error(fmt::format("transfer {} is local to rank {} and its source and destination overlap", id, t.src));
-  if (t.src_chunk != t.dst_chunk) {
-    const std::uint32_t n = elements.last(t.src_chunk) - elements.first(t.src_chunk);
-    bool same = n == elements.last(t.dst_chunk) - elements.first(t.dst_chunk);
-    for (std::uint32_t i = 0; same && i < n; ++i)
-      same = elements.range(elements.first(t.src_chunk) + i).bytes == elements.range(elements.first(t.dst_chunk) + i).bytes;
-    if (!same)
-      throw Error(fmt::format("transfer {} maps chunk {} onto chunk {} whose boundaries differ; split it", id,
-                              t.src_chunk, t.dst_chunk));
-  }
   for (TransferId d : t.deps) {
     if (d >= s.size()) throw Error(fmt::format("transfer {} depends on transfer {}, which does not exist", id, d));
     if (d == id) throw Error(fmt::format("dependency cycle: transfer {} depends on itself", id));
@@ -98,14 +86,24 @@ void validate_transfer(const Schedule& s, TransferId id, const ElementMap& eleme
   }
 }
 
-// What one element of one rank holds: whose contributions (exact bit set for P <= 64, or a
-// signature) and from which position of the sources' data: the element `origin` of every
-// contributing rank. One origin per value is exact for any P: a reduction of two values with
-// different origins is refused as it happens.
+// What one piece of one rank holds: whose contributions (exact bit set for P <= 64, or a
+// signature) and from which position of the sources' data: the bytes from `origin` on of
+// every contributing rank. One origin per value is exact for any P: a reduction of two values
+// with different origins is refused as it happens.
 struct Contribution {
-  std::uint64_t sum = 0;    // bit set, or wrap-around sum of weights
-  std::uint32_t count = 0;  // 0 = nothing has arrived yet
-  std::uint32_t origin = 0; // the source element the contributions were taken from
+  std::uint64_t sum = 0;     // bit set, or wrap-around sum of weights
+  std::uint64_t origin = 0;  // the sources' byte the piece's first byte was taken from
+  std::uint32_t count = 0;   // 0 = nothing has arrived yet
+
+  // The same contributions `delta` bytes further on.
+  Contribution shifted(std::uint64_t delta) const { return {sum, count == 0 ? 0 : origin + delta, count}; }
+  friend bool operator==(const Contribution&, const Contribution&) = default;
+};
+
+// One piece of a rank's bytes (elements.hpp's PieceMap): its accesses and what it holds.
+struct Piece {
+  AccessState access;
+  Contribution value;
 };
 
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -125,9 +123,10 @@ std::vector<ByteRange> with_output_bounds(const Schedule& s) {
 class SymbolicRun {
  public:
   SymbolicRun(const Schedule& s, const CheckOptions& options)
-      : s_(s), info_(s.info()), elements_(with_output_bounds(s)), exact_(info_.ranks <= options.exact_up_to),
-        log_(info_.ranks, elements_.count(), info_.reducers),
-        value_(std::size_t(info_.endpoints()) * elements_.count()) {
+      : s_(s), info_(s.info()), exact_(info_.ranks <= options.exact_up_to),
+        pieces_(info_.endpoints(), info_.address_space(), [this](const Piece& whole, std::uint64_t delta) {
+          return Piece{log_.copy(whole.access), whole.value.shifted(delta)};
+        }) {
     for (Rank r = 0; r < info_.ranks; ++r) {
       weight_.push_back(exact_ ? (1ull << r) : (splitmix64(options.seed + r) | 1));
       everyone_.sum += weight_.back();
@@ -135,35 +134,27 @@ class SymbolicRun {
     everyone_.count = info_.ranks;
   }
 
-  const ElementMap& elements() const { return elements_; }
   bool exact() const { return exact_; }
+  std::size_t pieces() const { return pieces_.pieces(); }
 
   void initialise() {
     for (Rank r = 0; r < info_.ranks; ++r)
-      for (std::uint32_t e = 0; e < elements_.count(); ++e)
-        if (info_.holds_input(r, elements_.range(e))) value_[log_.slot(r, e)] = {weight_[r], 1, e};
+      pieces_.for_each(r, info_.input_range(r), [&](ByteRange bytes, Piece& p) { p.value = {weight_[r], bytes.offset, 1}; });
   }
 
   void execute(const CheckOptions& options) {
-    std::vector<Contribution> staged;
     for (TransferId id = 0; id < s_.size(); ++id) {
       if (options.progress && id % kCheckProgressEvery == 0) options.progress("hazards and contributions", id, s_.size());
-      const Transfer t = s_.transfer(id);
-      staged.clear();
-      for (std::uint32_t e = elements_.first(t.src_chunk); e < elements_.last(t.src_chunk); ++e)
-        staged.push_back(read(id, t.src, e));
-      std::uint32_t i = 0;
-      for (std::uint32_t e = elements_.first(t.dst_chunk); e < elements_.last(t.dst_chunk); ++e)
-        write(id, t, e, staged[i++]);
+      run_transfer(id);
     }
   }
 
   // Every part of every rank's expected output (collective_spec.hpp), in rank order.
-  void verify_postcondition() const {
+  void verify_postcondition() {
     for (Rank r = 0; r < info_.ranks; ++r)
       for (const ExpectedOutput& part : expected_output(info_, r)) {
         const bool sum = part.source == kEveryRank;
-        const Contribution want = sum ? everyone_ : Contribution{weight_[part.source], 1, 0};
+        const Contribution want = sum ? everyone_ : Contribution{weight_[part.source], 0, 1};
         const std::string what = sum ? std::string("the sum of all ranks")
                                  : part.source == info_.root && spec_of(info_.collective).rooted
                                      ? fmt::format("root {}'s data", part.source)
@@ -173,59 +164,85 @@ class SymbolicRun {
   }
 
  private:
-  Contribution read(TransferId id, Rank rank, std::uint32_t e) {
-    const std::size_t slot = log_.slot(rank, e);
-    log_.for_each_accumulated(slot, [&](TransferId w) {
+  // What a transfer read, piece by piece: from `offset` bytes into its chunk on.
+  struct Staged {
+    std::uint64_t offset;
+    Contribution value;
+  };
+
+  // Reads the source's pieces, then writes each destination piece from the staged piece it
+  // lies in; the destination is first cut where the source's pieces meet, so both sides'
+  // histories stay exact whatever each rank's own cuts.
+  void run_transfer(TransferId id) {
+    const Transfer t = s_.transfer(id);
+    const ByteRange from = s_.chunks()[t.src_chunk], to = s_.chunks()[t.dst_chunk];
+    staged_.clear();
+    pieces_.for_each(t.src, from, [&](ByteRange bytes, Piece& p) {
+      staged_.push_back({bytes.offset - from.offset, read(id, t.src, bytes, p)});
+    });
+    for (std::size_t i = 1; i < staged_.size(); ++i) pieces_.cut_at(t.dst, to.offset + staged_[i].offset);
+    std::size_t i = 0;
+    pieces_.for_each(t.dst, to, [&](ByteRange bytes, Piece& p) {
+      const std::uint64_t offset = bytes.offset - to.offset;
+      while (i + 1 < staged_.size() && staged_[i + 1].offset <= offset) ++i;
+      write(id, t, bytes, p, staged_[i].value.shifted(offset - staged_[i].offset));
+    });
+    pieces_.join(t.dst, to, [](ByteRange left, const Piece& a, const Piece& b) {
+      return written_alike(a.access, b.access) && a.value.shifted(left.bytes) == b.value;
+    });
+  }
+
+  Contribution read(TransferId id, Rank rank, ByteRange bytes, Piece& p) {
+    log_.for_each_accumulated(p.access, [&](TransferId w) {
       if (!happens_before(w, id))
         throw Error(fmt::format("{} reads {} of switch reducer {} before {} has reduced into them, without a "
                                 "dependency path between them (multicast before every reduction)",
-                                describe(s_, id), bytes_of(elements_, e), rank, describe(s_, w)));
+                                describe(s_, id), bytes_of(bytes), rank, describe(s_, w)));
     });
-    const TransferId writer = log_.last_writer(slot);
+    const TransferId writer = p.access.last_writer;
     if (writer != kNoTransfer && !happens_before(writer, id))
       throw Error(fmt::format("{} reads {} of rank {} that {} writes, without a dependency path between them "
-                              "(read before arrival)", describe(s_, id), bytes_of(elements_, e), rank, describe(s_, writer)));
-    if (value_[slot].count == 0)
+                              "(read before arrival)", describe(s_, id), bytes_of(bytes), rank, describe(s_, writer)));
+    if (p.value.count == 0)
       throw Error(fmt::format("{} reads {} of rank {}, which hold no data yet (read before arrival)", describe(s_, id),
-                              bytes_of(elements_, e), rank));
-    log_.record_read(slot, id);
-    return value_[slot];
+                              bytes_of(bytes), rank));
+    log_.record_read(p.access, id);
+    return p.value;
   }
 
-  void write(TransferId id, const Transfer& t, std::uint32_t e, const Contribution& incoming) {
-    const std::size_t slot = log_.slot(t.dst, e);
-    const std::size_t readers = log_.for_each_reader(slot, [&](TransferId r) {
+  void write(TransferId id, const Transfer& t, ByteRange bytes, Piece& p, const Contribution& incoming) {
+    const std::size_t readers = log_.for_each_reader(p.access, [&](TransferId r) {
       if (!happens_before(r, id))
         throw Error(fmt::format("{} overwrites {} of rank {} that {} still reads, without a dependency path between "
-                                "them (write after read)", describe(s_, id), bytes_of(elements_, e), t.dst, describe(s_, r)));
+                                "them (write after read)", describe(s_, id), bytes_of(bytes), t.dst, describe(s_, r)));
     });
-    const TransferId writer = log_.last_writer(slot);
+    const TransferId writer = p.access.last_writer;
     // In-network reductions into the same bytes commute: only one after a copy needs an order.
     const bool in_network = is_in_network_reduction(info_, t);
-    const bool accumulating = in_network && log_.for_each_accumulated(slot, [](TransferId) {}) > 0;
+    const bool accumulating = in_network && log_.for_each_accumulated(p.access, [](TransferId) {}) > 0;
     if (readers == 0 && !accumulating && writer != kNoTransfer && !happens_before(writer, id))
       throw Error(fmt::format("{} and {} both write {} of rank {} without a dependency path between them "
-                              "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(elements_, e), t.dst));
-    Contribution& v = value_[slot];
+                              "(write after write)", describe(s_, writer), describe(s_, id), bytes_of(bytes), t.dst));
+    Contribution& v = p.value;
     if (t.op == Op::copy || v.count == 0) {
       v = incoming;
     } else {
       if (v.origin != incoming.origin)
         throw Error(fmt::format("{} reduces {} of the sources' data into {} of rank {}, which holds {} of theirs "
                                 "(a reduction that mixes positions)", describe(s_, id),
-                                bytes_of(elements_, incoming.origin), bytes_of(elements_, e), t.dst,
-                                bytes_of(elements_, v.origin)));
+                                bytes_of({incoming.origin, bytes.bytes}), bytes_of(bytes), t.dst,
+                                bytes_of({v.origin, bytes.bytes})));
       if (exact_ && (v.sum & incoming.sum) != 0)
         throw Error(fmt::format("{} reduces rank {}'s contribution into {} of rank {} a second time (duplicated "
                                 "reduction)", describe(s_, id), std::countr_zero(v.sum & incoming.sum),
-                                bytes_of(elements_, e), t.dst));
+                                bytes_of(bytes), t.dst));
       v.sum = exact_ ? (v.sum | incoming.sum) : v.sum + incoming.sum;
       v.count += incoming.count;
     }
     if (in_network)
-      log_.record_accumulate(slot, id);
+      log_.record_accumulate(p.access, id);
     else
-      log_.record_write(slot, id);
+      log_.record_write(p.access, id);
   }
 
   // True when a dependency path leads from `a` to `b` (a < b). Direct dependencies answer
@@ -252,33 +269,30 @@ class SymbolicRun {
   // Rank's `range` should hold `want`'s contributions taken from the sources' data from
   // `source_offset` on (the same bytes, but for alltoall's blocks).
   void expect(Rank rank, ByteRange range, const Contribution& want, const std::string& what,
-              std::uint64_t source_offset) const {
-    if (range.bytes == 0) return;
-    for (std::uint32_t e = elements_.element_at(range.offset); e < elements_.element_at(range.end()); ++e) {
-      const std::size_t slot = log_.slot(rank, e);
-      const Contribution& v = value_[slot];
-      const std::uint64_t from = source_offset + (elements_.range(e).offset - range.offset);
-      const bool placed = v.count == 0 || elements_.range(v.origin).offset == from;
-      if (v.sum == want.sum && v.count == want.count && placed) continue;
-      const ByteRange wanted{from, elements_.range(e).bytes};
+              std::uint64_t source_offset) {
+    pieces_.for_each(rank, range, [&](ByteRange bytes, const Piece& p) {
+      const Contribution& v = p.value;
+      const std::uint64_t from = source_offset + (bytes.offset - range.offset);
+      const bool placed = v.count == 0 || v.origin == from;
+      if (v.sum == want.sum && v.count == want.count && placed) return;
       throw Error(fmt::format("postcondition of {} fails: rank {} {} should hold {} from bytes [{}, {}) but {}{}",
-                              to_string(info_.collective), rank, bytes_of(elements_, e), what, wanted.offset,
-                              wanted.end(), what_is_wrong(v, want, placed), last_written_by(slot)));
-    }
+                              to_string(info_.collective), rank, bytes_of(bytes), what, from, from + bytes.bytes,
+                              what_is_wrong(v, want, placed, bytes.bytes), last_written_by(p.access)));
+    });
   }
 
-  std::string what_is_wrong(const Contribution& have, const Contribution& want, bool placed) const {
+  std::string what_is_wrong(const Contribution& have, const Contribution& want, bool placed, std::uint64_t bytes) const {
     const bool right_ranks = have.sum == want.sum && have.count == want.count;
     std::string out = right_ranks ? "" : explain_difference(have, want);
     if (!placed)
-      out += fmt::format("{}hold {} (misplaced)", out.empty() ? "" : " and ", bytes_of(elements_, have.origin));
+      out += fmt::format("{}hold {} (misplaced)", out.empty() ? "" : " and ", bytes_of({have.origin, bytes}));
     return out;
   }
 
-  // Names the transfer that last wrote a slot, where the postcondition fails: the one at fault
-  // or the last to pass the fault on.
-  std::string last_written_by(std::size_t slot) const {
-    const TransferId w = log_.last_writer(slot);
+  // Names the transfer that last wrote a piece, where the postcondition fails: the one at
+  // fault or the last to pass the fault on.
+  std::string last_written_by(const AccessState& access) const {
+    const TransferId w = access.last_writer;
     return w == kNoTransfer ? std::string(" (no transfer wrote them)") : fmt::format(" (last written by {})", describe(s_, w));
   }
 
@@ -295,10 +309,10 @@ class SymbolicRun {
 
   const Schedule& s_;
   const ScheduleInfo& info_;
-  ElementMap elements_;
   bool exact_;
   AccessLog log_;
-  std::vector<Contribution> value_;
+  PieceMap<Piece> pieces_;
+  std::vector<Staged> staged_;
   std::vector<std::uint64_t> weight_;
   Contribution everyone_;
   std::vector<std::uint32_t> visited_;
@@ -324,8 +338,7 @@ void validate_structure(const Schedule& s) {
       throw Error(fmt::format("chunk {} [{}, {}) lies outside the {} bytes of data and scratch", c, r.offset,
                               r.offset + r.bytes, space));
   }
-  const ElementMap elements(s.chunks());
-  for (TransferId id = 0; id < s.size(); ++id) validate_transfer(s, id, elements);
+  for (TransferId id = 0; id < s.size(); ++id) validate_transfer(s, id);
 }
 
 CheckReport check_schedule(const Schedule& schedule, const CheckOptions& options) {
@@ -339,7 +352,7 @@ CheckReport check_schedule(const Schedule& schedule, const CheckOptions& options
   run.execute(options);
   part("postcondition", schedule.size());
   run.verify_postcondition();
-  return {run.exact(), schedule.size(), schedule.dependency_count(), run.elements().count()};
+  return {run.exact(), schedule.size(), schedule.dependency_count(), ElementMap(with_output_bounds(schedule)).count()};
 }
 
 }  // namespace collsim

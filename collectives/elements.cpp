@@ -1,4 +1,4 @@
-// collectives/elements.cpp — element boundaries and the per-element access log.
+// collectives/elements.cpp — element boundaries and the rules of the access log.
 #include "collectives/elements.hpp"
 
 #include <algorithm>
@@ -31,16 +31,9 @@ std::uint32_t ElementMap::element_at(std::uint64_t offset) const {
   return static_cast<std::uint32_t>(it - bounds_.begin());
 }
 
-AccessLog::AccessLog(Rank ranks, std::uint32_t elements, Rank reducers)
-    : elements_(elements),
-      first_reducer_slot_(std::size_t(ranks) * elements),
-      last_writer_((std::size_t(ranks) + reducers) * elements, kNoTransfer),
-      reader_head_((std::size_t(ranks) + reducers) * elements, kNone),
-      accumulated_head_(std::size_t(reducers) * elements, kNone) {}
-
 void AccessLog::push(std::uint32_t& head, TransferId transfer) {
   std::uint32_t node;
-  if (free_ != kNone) {
+  if (free_ != AccessState::kNoList) {
     node = free_;
     free_ = pool_[node].next;
   } else {
@@ -53,31 +46,39 @@ void AccessLog::push(std::uint32_t& head, TransferId transfer) {
 
 void AccessLog::recycle(std::uint32_t& head) {
   std::uint32_t i = head;
-  while (i != kNone) {
+  while (i != AccessState::kNoList) {
     const std::uint32_t next = pool_[i].next;
     pool_[i].next = free_;
     free_ = i;
     i = next;
   }
-  head = kNone;
+  head = AccessState::kNoList;
 }
 
-void AccessLog::record_read(std::size_t slot, TransferId reader) { push(reader_head_[slot], reader); }
-
-void AccessLog::record_write(std::size_t slot, TransferId writer) {
-  recycle(reader_head_[slot]);
-  if (slot >= first_reducer_slot_) recycle(accumulated_head_[slot - first_reducer_slot_]);
-  last_writer_[slot] = writer;
+// The order of a list does not matter to its readers: copied in reverse.
+std::uint32_t AccessLog::copy_list(std::uint32_t head) {
+  std::uint32_t copy = AccessState::kNoList;
+  walk(head, [&](TransferId t) { push(copy, t); });
+  return copy;
 }
 
-void AccessLog::record_accumulate(std::size_t slot, TransferId writer) {
-  std::uint32_t& accumulated = accumulated_head_[slot - first_reducer_slot_];
-  if (reader_head_[slot] != kNone) {  // read since: a new accumulation
-    recycle(reader_head_[slot]);
-    recycle(accumulated);
+AccessState AccessLog::copy(const AccessState& s) {
+  return {s.last_writer, copy_list(s.readers), copy_list(s.accumulated)};
+}
+
+void AccessLog::record_write(AccessState& s, TransferId writer) {
+  recycle(s.readers);
+  recycle(s.accumulated);
+  s.last_writer = writer;
+}
+
+void AccessLog::record_accumulate(AccessState& s, TransferId writer) {
+  if (s.readers != AccessState::kNoList) {  // read since: a new accumulation
+    recycle(s.readers);
+    recycle(s.accumulated);
   }
-  push(accumulated, writer);
-  last_writer_[slot] = writer;
+  push(s.accumulated, writer);
+  s.last_writer = writer;
 }
 
 }  // namespace collsim

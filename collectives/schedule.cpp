@@ -57,16 +57,18 @@ Op parse_op(std::string_view name) {
 double bus_bandwidth_factor(Collective collective, Rank ranks) { return spec_of(collective).bus_factor(ranks); }
 
 bool ScheduleInfo::holds_input(Rank rank, ByteRange range) const {
-  if (range.offset >= bytes || is_reducer(rank)) return false;
+  const ByteRange input = input_range(rank);
+  return input.bytes > 0 && range.offset >= input.offset && range.end() <= input.end();
+}
+
+ByteRange ScheduleInfo::input_range(Rank rank) const {
+  if (is_reducer(rank)) return {};
   switch (spec_of(collective).input) {
-    case Input::own_part: {
-      const ByteRange block = part_of(data(), ranks, rank);
-      return range.offset >= block.offset && range.end() <= block.end();
-    }
-    case Input::root_only: return rank == root;
-    case Input::whole: return true;
+    case Input::own_part: return part_of(data(), ranks, rank);
+    case Input::root_only: return rank == root ? data() : ByteRange{};
+    case Input::whole: return data();
   }
-  return true;
+  return data();
 }
 
 std::uint32_t Schedule::step_count() const {

@@ -104,6 +104,8 @@ struct ScheduleInfo {
   // root holds data, scratch starts empty.
   // Reducers hold none.
   bool holds_input(Rank rank, ByteRange range) const;
+  // The bytes `rank` starts with, as one range (empty where it starts with none).
+  ByteRange input_range(Rank rank) const;
 };
 
 struct Transfer {

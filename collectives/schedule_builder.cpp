@@ -15,8 +15,20 @@ ChunkId ChunkTable::intern(ByteRange range) {
   return it->second;
 }
 
+namespace {
+std::size_t dense_limit = kDenseRecordLimit;
+}  // namespace
+
+std::size_t dense_record_limit() { return dense_limit; }
+void set_dense_record_limit(std::size_t records) { dense_limit = records; }
+
 ScheduleBuilder::ScheduleBuilder(ScheduleInfo info, const std::vector<ByteRange>& chunks)
-    : schedule_(info), elements_(chunks), log_(info.ranks, elements_.count(), info.reducers) {
+    : schedule_(info),
+      elements_(chunks),
+      dense_(double(info.endpoints()) * elements_.count() <= double(dense_limit)),
+      dense_records_(dense_ ? std::size_t(info.endpoints()) * elements_.count() : 0),
+      pieces_(dense_ ? 0 : info.endpoints(), info.address_space(),
+              [this](const AccessState& whole, std::uint64_t) { return log_.copy(whole); }) {
   for (const ByteRange& c : chunks) schedule_.add_chunk(c);
 }
 
@@ -24,35 +36,43 @@ void ScheduleBuilder::add_phase(std::string name, std::uint32_t first_step, std:
   if (step_count > 0) schedule_.add_phase({std::move(name), first_step, step_count});
 }
 
-void ScheduleBuilder::collect_read_hazards(Rank rank, ChunkId chunk, TransferId self) {
-  for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) {
-    const std::size_t slot = log_.slot(rank, e);
-    const std::size_t accumulated = log_.for_each_accumulated(slot, [&](TransferId w) { deps_.push_back(w); });
-    if (accumulated == 0)
-      if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
-    log_.record_read(slot, self);
+// Calls visit(state) for every piece of `rank`'s bytes that `chunk` covers.
+template <class Visit>
+void ScheduleBuilder::for_each_access(Rank rank, ChunkId chunk, Visit&& visit) {
+  if (dense_) {
+    const std::size_t row = std::size_t(rank) * elements_.count();
+    for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) visit(dense_records_[row + e]);
+    return;
   }
+  pieces_.for_each(rank, schedule_.chunks()[chunk], [&](ByteRange, AccessState& s) { visit(s); });
+}
+
+void ScheduleBuilder::collect_read_hazards(Rank rank, ChunkId chunk, TransferId self) {
+  for_each_access(rank, chunk, [&](AccessState& s) {
+    const std::size_t accumulated = log_.for_each_accumulated(s, [&](TransferId w) { deps_.push_back(w); });
+    if (accumulated == 0 && s.last_writer != kNoTransfer) deps_.push_back(s.last_writer);
+    log_.record_read(s, self);
+  });
 }
 
 void ScheduleBuilder::collect_write_hazards(Rank rank, ChunkId chunk, TransferId self) {
-  for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) {
-    const std::size_t slot = log_.slot(rank, e);
-    const std::size_t readers = log_.for_each_reader(slot, [&](TransferId r) { deps_.push_back(r); });
-    if (readers == 0)
-      if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
-    log_.record_write(slot, self);
-  }
+  for_each_access(rank, chunk, [&](AccessState& s) {
+    const std::size_t readers = log_.for_each_reader(s, [&](TransferId r) { deps_.push_back(r); });
+    if (readers == 0 && s.last_writer != kNoTransfer) deps_.push_back(s.last_writer);
+    log_.record_write(s, self);
+  });
+  if (!dense_)
+    pieces_.join(rank, schedule_.chunks()[chunk],
+                 [](ByteRange, const AccessState& a, const AccessState& b) { return written_alike(a, b); });
 }
 
 void ScheduleBuilder::collect_accumulate_hazards(Rank reducer, ChunkId chunk, TransferId self) {
-  for (std::uint32_t e = elements_.first(chunk); e < elements_.last(chunk); ++e) {
-    const std::size_t slot = log_.slot(reducer, e);
-    const std::size_t readers = log_.for_each_reader(slot, [&](TransferId r) { deps_.push_back(r); });
-    const std::size_t accumulated = log_.for_each_accumulated(slot, [](TransferId) {});
-    if (readers == 0 && accumulated == 0)
-      if (TransferId w = log_.last_writer(slot); w != kNoTransfer) deps_.push_back(w);
-    log_.record_accumulate(slot, self);
-  }
+  for_each_access(reducer, chunk, [&](AccessState& s) {
+    const std::size_t readers = log_.for_each_reader(s, [&](TransferId r) { deps_.push_back(r); });
+    const std::size_t accumulated = log_.for_each_accumulated(s, [](TransferId) {});
+    if (readers == 0 && accumulated == 0 && s.last_writer != kNoTransfer) deps_.push_back(s.last_writer);
+    log_.record_accumulate(s, self);
+  });
 }
 
 TransferId ScheduleBuilder::add(Rank src, ChunkId src_chunk, Rank dst, ChunkId dst_chunk, Op op,

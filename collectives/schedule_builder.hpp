@@ -14,6 +14,7 @@
 // so executors can observe it locally. The checker proves the result independently.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -72,15 +73,31 @@ class ScheduleBuilder {
 
   Schedule build() &&;
 
+  // Whether this builder keeps dense (rank, element) records (elements.hpp), else each rank's
+  // pieces.
+  bool dense() const { return dense_; }
+
  private:
+  template <class Visit>
+  void for_each_access(Rank rank, ChunkId chunk, Visit&& visit);
   void collect_read_hazards(Rank rank, ChunkId chunk, TransferId self);
   void collect_write_hazards(Rank rank, ChunkId chunk, TransferId self);
   void collect_accumulate_hazards(Rank reducer, ChunkId chunk, TransferId self);
 
   Schedule schedule_;
   ElementMap elements_;
+  bool dense_;
   AccessLog log_;
+  std::vector<AccessState> dense_records_;  // dense: (endpoint, element)
+  PieceMap<AccessState> pieces_;            // otherwise
   std::vector<TransferId> deps_;
 };
+
+// The most (endpoint, element) records a builder keeps dense (12 bytes each): beyond them it
+// keeps each rank's pieces, whose cost follows the transfers, not P x elements. Tests lower
+// it to 0 to build every schedule both ways.
+inline constexpr std::size_t kDenseRecordLimit = std::size_t(1) << 25;
+std::size_t dense_record_limit();
+void set_dense_record_limit(std::size_t records);
 
 }  // namespace collsim

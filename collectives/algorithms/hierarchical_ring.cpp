@@ -65,10 +65,11 @@ Schedule hierarchical_ring(const ScheduleRequest& request) {
 }
 
 // Each ring sends each of its slices once per step: 2 P (G - 1 + M - 1) S transfers, bounded
-// by 2 P (G + M) S; the rails cut the buffer into G chunks x S slices x M pieces.
+// by 2 P (G + M) S; the rails cut the buffer into G chunks x S slices x M pieces, but a rank
+// touches only the node's G S slices and its own rail's M S pieces (its pieces, elements.hpp).
 ScheduleSize hierarchical_ring_size(const ScheduleRequest& r) {
-  const double g = std::max<Rank>(r.ranks_per_node, 1);
-  return one_pass(2.0 * r.ranks * (g + r.ranks / g) * r.segments, cut(r, double(r.ranks) * r.segments));
+  const double g = std::max<Rank>(r.ranks_per_node, 1), m = r.ranks / g;
+  return one_pass(2.0 * r.ranks * (g + m) * r.segments, cut(r, (g + m + 1) * r.segments));
 }
 
 // Pipelined (S >= 2, G >= 2, M >= 2). One rank's port takes, in order, the node ring's

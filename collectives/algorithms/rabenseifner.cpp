@@ -58,10 +58,12 @@ Schedule rabenseifner(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
-// Halving step k moves P/2^(k+1) blocks per rank: about P blocks per rank in each half.
+// Two transfers a rank per step. A rank touches its kept blocks and its partner's at each
+// level, nested halves: its bytes are cut into at most 2 lg P + 2 pieces, and a transfer
+// visits at most lg P + 2 of them (the builder's and checker's pieces, elements.hpp).
 ScheduleSize rabenseifner_size(const ScheduleRequest& r) {
-  const double transfers = 2.0 * r.ranks * (ceil_log2(r.ranks) + 2), elements = cut(r, r.ranks);
-  return {transfers, elements, transfers + 2.0 * r.ranks * elements};
+  const double levels = ceil_log2(r.ranks), transfers = 2.0 * r.ranks * (levels + 2);
+  return {transfers, std::min(cut(r, r.ranks), 2 * levels + 2), transfers * (levels + 2)};
 }
 
 // 2 lg P a + 2(P-1)/P N b + (P-1)/P N g, with P' = 2^floor(lg P) for P and the fold's two

@@ -50,6 +50,20 @@ TEST_CASE("analytic time equals the closed form for ring, recursive doubling, Ra
         }
 }
 
+// Chunk ranges (collectives/elements.hpp) take both past the 8,192 ranks where dense elements
+// stopped; the 65,536-rank figure is bench/cli_scale.sh's.
+TEST_CASE("analytic time equals the closed form for recursive doubling and Rabenseifner on 16,384 and 12,289 ranks",
+          "[closed-form]") {
+  const CostModel cost = CostModel::uniform(1e-6, 1.0 / 25e9, 0);
+  for (const char* algo : {"recursive-doubling", "rabenseifner"})
+    for (Rank p : {Rank(16384), Rank(12289)}) {
+      const std::uint64_t n = std::uint64_t(1) << 30;
+      INFO(algo << " P=" << p);
+      REQUIRE(analytic_time(algo, Collective::allreduce, p, n, cost) ==
+              Approx(*closed_form_time(algo, Collective::allreduce, p, n, cost)).epsilon(1e-9));
+    }
+}
+
 TEST_CASE("closed forms hold for the other collectives of ring, naive and binomial", "[closed-form]") {
   const CostModel cost = kModels[0];
   struct Case {

@@ -198,8 +198,8 @@ ScheduleRequest ScheduleOptions::request(std::uint64_t default_bytes) const {
 }
 
 void add_mesh_options(CLI::App& app, ClusterSource& source, const std::string& shown) {
-  const std::string help = "A switchless NVLink mesh's cluster (hgx-a100-4gpu, dgx1-v100): the ring's channels ride the "
-                           "rings a search over its links finds, " + shown;
+  const std::string help = "A switchless NVLink mesh's cluster (hgx-a100-4gpu, dgx1-v100, or nodes of one: "
+                           "dgx1-v100-16): the ring's channels ride the rings a search over its links finds, " + shown;
   app.add_option("--config", source.config, help);
   app.add_option("--preset", source.preset, help + " (a preset: collsim topo --list)");
 }
@@ -210,8 +210,9 @@ void ride_mesh_rings(const ClusterConfig& cluster, std::string_view algorithm, C
                      Rank& ranks_per_node, std::uint32_t& channels, std::vector<std::vector<Rank>>& channel_orders) {
   const std::vector<std::vector<Rank>>& rings = cluster.topology->mesh_rings;
   if (rings.empty())
-    throw Error(fmt::format("--config: {}'s ranks do not sit on one switchless NVLink mesh, so there are no searched "
-                            "rings to ride; drop --config/--preset (collsim predict takes the cluster)",
+    throw Error(fmt::format("--config: {}'s ranks do not sit on a switchless NVLink mesh (one node, or whole nodes "
+                            "alike), so there are no searched rings to ride; drop --config/--preset (collsim predict "
+                            "takes the cluster)",
                             cluster.name));
   if (algorithm != "ring" || collective != Collective::allreduce)
     throw Error(fmt::format("--config: only ring allreduce rides {}'s searched rings, not {} {}; drop --config/--preset",

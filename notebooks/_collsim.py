@@ -148,6 +148,20 @@ def predict(algorithms="all", sizes=None, *, preset=None, config_yaml=None, flat
         return pd.DataFrame(json.loads(_cli(*args)))
 
 
+def predict_detail(algorithm, size, *, preset=None, config_yaml=None, collective="allreduce"):
+    """One flow-engine run with what `collsim predict --detail --format json` adds: the record as predict's,
+    with a "detail" dict (critical_path, critical_links, links, rank_finish_s). Through the command line
+    whichever backend is loaded: the module does not return the detail."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config_path = None
+        if config_yaml is not None:
+            config_path = Path(tmp) / "cluster.yaml"
+            config_path.write_text(config_yaml)
+        args = ["predict", *_cli_cluster_args(preset, config_path, None, 0, "", 1), "--algo", algorithm,
+                "--bytes", size, "--engine", "flow", "--collective", collective, "--detail", "--format", "json"]
+        return json.loads(_cli(*args))[0]
+
+
 def sweep(file, out, workers=0):
     """Every point of a sweep file (configs/sweeps/README.md) priced on `workers` local processes (0: one per
     core), as `collsim sweep FILE -o OUT`: results.csv as a DataFrame. Refused points are rows with their status

@@ -174,6 +174,72 @@ print(f"ring allreduce of 1.2 GB on 40 GPUs: {ring_s * 1e3:.0f} ms "
 assert 0.35 < ring_s < 0.45
 """),
     md("""
+## Rail-local rings on a tapered fabric
+
+A cluster's ring is not one loop of P GPUs but C *channels*, each its own ring over part of the
+buffer. Take 64 nodes of 8 H100s (NVSwitch inside), each GPU with its own 400 Gb/s NIC, and the
+NICs on a rail-optimized two-level fat-tree: NIC i of every node on rail i's leaves, the leaves
+joined by spines. collsim runs 8 channels here (one per NIC); channel c crosses every node
+boundary once, from the last GPU of its order in one node to the first in the next.
+
+- **Rail-crossing** (`pxn: false`): channel c leaves a node from GPU c-1 through NIC c-1 and enters
+  the next at GPU c through NIC c. Rails c-1 and c meet only at the spines, so every node boundary
+  of every channel climbs to the spine.
+- **Rail-local** (`pxn: true`, NCCL's PXN, the default on such nodes): GPU c-1 hands its data over
+  NVLink to GPU c, whose NIC c sends it to NIC c of the next node: the channel stays on rail c, under
+  its leaves, and the spines carry nothing.
+
+Tapering the spines 2:1 (16 up-links per leaf instead of 32) halves what the rail-crossing rings
+get there; the rail-local ones do not notice. The flow engine's `--detail` gives each run's time
+and its critical path (the chain of transfers that set the time), and which links that path
+drained across (here: the longest it drained across any one spine link).
+"""),
+    code("""
+def rails(spine_links, pxn):
+    return f\"\"\"\\
+name: rails
+link_classes:
+  nvlink4: {{technology: nvlink4, links: 18}}   # H100 SXM: 18 NVLink 4 links
+  pcie5: {{technology: pcie5}}
+  ib-ndr: {{technology: ib-ndr}}
+nodes: {{count: 64, gpus_per_node: 8, switch: nvswitch, gpu_link: nvlink4, nics_per_node: 8,
+        nic_link: pcie5, rail_optimized: true, pxn: {str(pxn).lower()}}}
+topology: {{kind: xgft, m: [32, 16], w: [1, {spine_links}], link: ib-ndr}}
+gamma_s_per_byte: 8.96e-13
+runtime: nccl
+\"\"\"
+
+rows, paths = [], {}
+for pxn in [True, False]:
+    for spine_links, fabric in [(32, "non-blocking"), (16, "2:1 taper")]:
+        run = cs.predict_detail("ring", 1 << 30, config_yaml=rails(spine_links, pxn))
+        ring = "rail-local (PXN)" if pxn else "rail-crossing"
+        critical = run["detail"]["critical_links"]
+        spine_s = max([l["drain_s"] for l in critical if "l2." in l["name"]], default=0)  # XGFT's spines: l2.s<k>
+        rows.append({"ring": ring, "fabric": fabric, "channels": run["channels"], "time ms": run["time_s"] * 1e3,
+                     "busbw GB/s": run["busbw_GBps"], "critical path on one spine link (us)": spine_s * 1e6})
+        paths[ring, fabric] = critical
+table = pd.DataFrame(rows)
+display(table.round(3))
+t = table.set_index(["ring", "fabric"])["time ms"]
+local = t["rail-local (PXN)", "2:1 taper"] / t["rail-local (PXN)", "non-blocking"]
+crossing = t["rail-crossing", "2:1 taper"] / t["rail-crossing", "non-blocking"]
+print(f"the 2:1 taper costs the rail-local ring {100 * (local - 1):.1f}%, the rail-crossing one {100 * (crossing - 1):.0f}%")
+assert local < 1.05 < crossing
+"""),
+    md("""
+Where each ring's time goes on the tapered fabric: the links its critical path drained across the
+longest. The rail-crossing path runs leaf -> spine -> leaf (`l1.*` -> `l2.*`); the rail-local one
+stays on NVLink (`gpu -> nvswitch`), its NIC and its rail's leaf.
+"""),
+    code("""
+for ring in ["rail-local (PXN)", "rail-crossing"]:
+    critical = pd.DataFrame(paths[ring, "2:1 taper"])[["name", "drain_s", "transfers"]].head(6)
+    critical["drain us"] = critical.pop("drain_s") * 1e6
+    print(ring, "on the 2:1 taper, critical path's longest drains:")
+    display(critical.round(1))
+"""),
+    md("""
 ## What the plots showed
 
 - The ring's reduce-scatter leaves each GPU owning one fully summed chunk after P-1 steps, and the
@@ -181,6 +247,10 @@ assert 0.35 < ring_s < 0.45
 - Each ring GPU sends 2(P-1)N/P bytes — never more than 2N — while the single reducer's busiest
   rank handles (P-1)N in each direction, so its time grows linearly with the number of GPUs.
 - On seed 000's cluster the engine predicts about 390 ms for 1.2 GB on 40 GPUs, the blog's 400 ms.
+- A ring's channels that stay on their rail (PXN) keep their traffic under the leaves, so a 2:1
+  spine taper barely moves them (the spines carry only the hops between leaves of one rail);
+  channels that change rail at every node cross the spines at every hop and slow down by about
+  two fifths.
 """),
 ]
 

@@ -19,7 +19,7 @@ struct PairRoute {
   std::uint32_t begin = 0, length = 0;  // links in the pool
   RouteCostCache cost;                  // by the cost rule, at the last message size
   flow::PairChannel channel;            // its transfers, each alone on the route
-  double last_ready_s = 0;              // of the channel's latest transfer
+  double last_startup_over_s = 0;       // of the channel's latest transfer
 };
 
 constexpr std::uint32_t kNoPair = ~0u;
@@ -134,20 +134,22 @@ class ListTimer {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
-    // The events order a pair's transfers by time: list order is theirs only for strictly
-    // later ready times.
-    if (p.channel.last() != kNoTransfer && !(t.times.ready_s > p.last_ready_s))
-      return decline("two transfers of one rank pair are ready at the same instant");
     const RouteCost& cost = pairs_.cost(p, bytes, exchange_half);
-    const flow::PairChannel::Drained drained =
-        p.channel.drain(id, t.times.ready_s + cost.startup_s, bytes, cost.bandwidth_Bps);
+    const double startup_over_s = t.times.ready_s + cost.startup_s;
+    // The events queue a pair's transfers in the order their start-ups end, equal ends in
+    // order of id (sim/flow_queue.hpp), which is list order: so list order is theirs unless
+    // a later transfer's start-up ends strictly earlier. (C channels on one pair, a ring's
+    // channels on a flat or fat-tree fabric, end theirs at the same instant.)
+    if (p.channel.last() != kNoTransfer && startup_over_s < p.last_startup_over_s)
+      return decline("a later transfer of one rank pair ends its start-up first");
+    const flow::PairChannel::Drained drained = p.channel.drain(id, startup_over_s, bytes, cost.bandwidth_Bps);
     t.times.start_s = drained.start_s;
     t.times.arrival_s = drained.arrival_s;
     if (drained.behind != kNoTransfer) {
       t.pred = drained.behind;
       t.waited = Waited::channel;
     }
-    p.last_ready_s = t.times.ready_s;
+    p.last_startup_over_s = startup_over_s;
     return true;
   }
 

@@ -11,9 +11,11 @@
 //   arrival = start + bytes / bottleneck;
 //   done    = arrival, or after its reduction on the destination's reducer
 // (the pair's in-order channel and the rank's reducer: sim/flow_rules.hpp). The engine
-// orders a pair's transfers by ready time and a rank's reductions by arrival; the shortcut
-// follows list order, so it checks that the two agree (strictly increasing) and declines
-// otherwise. Ring allreduce on a fat-tree or dragonfly takes this path.
+// orders a pair's transfers by the end of their start-up (equal ends by id, which is list
+// order) and a rank's reductions by arrival; the shortcut follows list order, so it checks
+// that the two agree (start-up ends not decreasing, arrivals strictly increasing) and declines
+// otherwise. Ring allreduce on a fat-tree or dragonfly takes this path, also in slices or in
+// C channels over the same rank pairs (steps that start together on one pair).
 #pragma once
 
 #include <optional>

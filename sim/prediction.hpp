@@ -172,8 +172,8 @@ std::vector<PredictionRecord> predict(const PredictionRequest& request,
 nlohmann::json to_json(const PredictionRecord& record);
 
 // The channels a cluster suggests: on a switchless NVLink mesh (all ranks on one node whose
-// GPUs are cabled pairwise) one per ring its search found (Topology::mesh_rings, which the
-// ring's channels then ride, as NCCL's do); its NICs per node when the ranks span nodes with
+// GPUs are cabled pairwise, or on whole nodes of one) one per ring its search laid out
+// (Topology::mesh_rings, which the ring's channels then ride, as NCCL's do); its NICs per node when the ranks span nodes with
 // more than one NIC each (one channel per NIC, as NCCL runs one ring per rail); else 1.
 std::uint32_t suggested_channels(const PredictionRequest& request);
 // The channels `algorithm` runs under `request` (1 for those that take none).

@@ -101,18 +101,19 @@ std::vector<std::vector<Rank>> search_rings(const MeshLinks& links, std::uint32_
   return best;
 }
 
-MeshLinks direct_links(const Topology& t) {
-  MeshLinks links{t.ranks(), std::vector<std::uint32_t>(std::size_t(t.ranks()) * t.ranks(), 0)};
+MeshLinks direct_links(const Topology& t, Rank first, Rank count) {
+  const Rank n = count > 0 ? count : t.ranks() - first;
+  MeshLinks links{n, std::vector<std::uint32_t>(std::size_t(n) * n, 0)};
   std::vector<LinkId> route;
-  for (Rank a = 0; a < t.ranks(); ++a)
-    for (Rank b = 0; b < t.ranks(); ++b) {
+  for (Rank a = 0; a < n; ++a)
+    for (Rank b = 0; b < n; ++b) {
       if (a == b) continue;
       route.clear();
-      t.route(a, b, 0, route);
+      t.route(first + a, first + b, 0, route);
       std::erase_if(route, [&](LinkId l) { return t.network.link(l).kind == LinkKind::memory; });
       if (route.size() != 1) continue;
       const Link& link = t.network.link(route[0]);
-      if (link.kind != LinkKind::cable || link.from != t.vertex_of(a) || link.to != t.vertex_of(b)) continue;
+      if (link.kind != LinkKind::cable || link.from != t.vertex_of(first + a) || link.to != t.vertex_of(first + b)) continue;
       // A pair's cable is its links' class times their count (nodes.peer_links).
       const double width = link.bandwidth_Bps / t.network.link_class(link.link_class).bandwidth_Bps;
       links.at(a, b) = std::uint32_t(std::max(1.0, std::round(width)));

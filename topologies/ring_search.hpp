@@ -40,10 +40,11 @@ struct MeshLinks {
 // rings (all of them as soon as every unit is used). Deterministic.
 std::vector<std::vector<Rank>> search_rings(const MeshLinks& links, std::uint32_t max_rings);
 
-// The direct links between `topology`'s ranks: a route of one cable from one rank's GPU to the
-// other's (memory links aside), as many units as the cable is links of its class wide; none
-// between two ranks that route through a switch.
-MeshLinks direct_links(const Topology& topology);
+// The direct links between `topology`'s ranks (or the `count` ranks from `first`, numbered
+// from 0): a route of one cable from one rank's GPU to the other's (memory links aside), as
+// many units as the cable is links of its class wide; none between two ranks that route
+// through a switch.
+MeshLinks direct_links(const Topology& topology, Rank first = 0, Rank count = 0);
 
 // The rings of `topology` where every rank sits on one node whose GPUs are cabled pairwise (a
 // switchless NVLink mesh) and some ring crosses direct links only: search_rings of its
@@ -51,5 +52,13 @@ MeshLinks direct_links(const Topology& topology);
 // fewer than 2 ranks, more than kMaxMeshRanks).
 inline constexpr Rank kMaxMeshRanks = 16;
 std::vector<std::vector<Rank>> mesh_rings(const Topology& topology, std::uint32_t max_rings);
+
+// The same across whole nodes (topologies/ring_search_nodes.cpp): where the ranks fill nodes of
+// one switchless mesh each (every node cabled alike, rank order node by node, as DGX-1's
+// hybrid cube-mesh on several nodes), one rank order per ring that search_rings finds on a
+// node: the ring cut open at a hop whose two GPUs share a NIC, and laid node after node, so the
+// channel crosses the node over the mesh's links, leaves from one GPU and enters the next node
+// at the other, through the same NIC index (the cuts spread over the NICs). Empty elsewhere.
+std::vector<std::vector<Rank>> mesh_rings_across_nodes(const Topology& topology, std::uint32_t max_rings);
 
 }  // namespace collsim

@@ -128,6 +128,7 @@ void Topology::place(const Placement& p, Rank ranks) {
   rank_endpoint = place_ranks(p, ranks, std::uint32_t(endpoints.size()), endpoints_per_node);
   placement = p;
   mesh_rings = collsim::mesh_rings(*this, kMaxChannels);
+  if (mesh_rings.empty()) mesh_rings = mesh_rings_across_nodes(*this, kMaxChannels);
 }
 
 }  // namespace collsim

@@ -73,7 +73,8 @@ class Topology {
   std::unique_ptr<Router> reducer_router;
   // Where every rank sits on one switchless NVLink mesh (DGX-1's cube-mesh, a 4-GPU A100
   // board): the rings a search over its direct links found (topologies/ring_search.hpp), one
-  // per channel, that together cross every link; empty elsewhere. Set by place().
+  // per channel, that together cross every link; where the ranks fill several such nodes, those
+  // rings laid across the nodes (mesh_rings_across_nodes); empty elsewhere. Set by place().
   std::vector<std::vector<Rank>> mesh_rings;
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }

@@ -91,7 +91,7 @@ TEST_CASE("On the 4-GPU A100 board, --algo nccl at 1 GiB reaches 200 GB/s busbw 
 }
 
 TEST_CASE("The mesh's ring schedules are proved by the checker and carry each channel's ring") {
-  for (const char* preset : {"hgx-a100-4gpu", "dgx1-v100"}) {
+  for (const char* preset : {"hgx-a100-4gpu", "dgx1-v100", "dgx1-v100-16"}) {  // the last on 16 nodes
     const ClusterConfig c = load_preset(preset);
     const std::vector<std::vector<Rank>>& rings = c.topology->mesh_rings;
     ScheduleRequest request;

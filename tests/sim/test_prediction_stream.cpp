@@ -11,6 +11,7 @@
 #include "base/error.hpp"
 #include "collectives/transfer_stream.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/flow_shortcut.hpp"
 #include "sim/prediction.hpp"
 #include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
@@ -165,7 +166,12 @@ TEST_CASE("the flow engine gives a streamed hierarchical ring the held one's ran
       r.ranks_per_node = c.cost.ranks_per_node;
       r.bytes = (4 << 20) + 11;
       r.segments = segments;
-      const FlowResult held = run_flow(generate_schedule("hierarchical-ring", r), *c.topology, c.cost.gamma_s_per_byte);
+      // The reference simulates every flow as events: with rails no link is shared, so the
+      // stream takes the one-pass shortcut, its slices in list order where they tie on a pair.
+      FlowOptions events;
+      events.shortcut = false;
+      const FlowResult held =
+          run_flow(generate_schedule("hierarchical-ring", r), *c.topology, c.cost.gamma_s_per_byte, events);
       const FlowResult streamed = run_flow(*stream_hierarchical_ring(r), *c.topology, c.cost.gamma_s_per_byte);
       REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
       REQUIRE(streamed.rank_finish_s.size() == held.rank_finish_s.size());
@@ -174,6 +180,55 @@ TEST_CASE("the flow engine gives a streamed hierarchical ring the held one's ran
       REQUIRE(streamed.links.size() == held.links.size());
       for (std::size_t l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
     }
+}
+
+// The held ring's C channels merged slot by slot are the stream's ids (collectives/algorithms/ring.cpp):
+// the flow engine times both alike, on one rank pair's channels, ports and reducers that the
+// channels share. Nodes of 4 GPUs with a NIC each on rails (PXN hands channels over NVLink to
+// their rail: shared NVLinks), the same without PXN (each channel changes rail: shared spines),
+// one NIC per node (every channel through it); a flat star and fat-trees (all channels on the
+// same rank pairs). The held reference simulates every flow as events (no shortcut).
+TEST_CASE("a streamed ring in C channels equals the held ring in C channels on every fabric (1e-12)") {
+  const auto nodes = [](int count, int nics, bool pxn) {
+    return parse_cluster_config(
+        fmt::format("name: t\nlink_classes:\n  l: {{bandwidth_Bps: 1.0e+10, latency_s: 1.0e-7, alpha_s: 1.0e-6}}\n"
+                    "  nv: {{bandwidth_Bps: 4.0e+10, latency_s: 1.0e-7, alpha_s: 1.0e-6}}\n"
+                    "nodes: {{count: {0}, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: {1}, "
+                    "nic_link: l{2}}}\ntopology: {3}\ngamma_s_per_byte: 1.0e-10\n",
+                    count, nics, nics > 1 ? fmt::format(", rail_optimized: true, pxn: {}", pxn) : "",
+                    nics > 1 ? fmt::format("{{kind: xgft, m: [{}, 4], w: [1, 2], link: l}}", count)
+                             : "{kind: star, link: l}"),
+        "t.yaml");
+  };
+  std::vector<std::pair<std::string, ClusterConfig>> fabrics{
+      {"star of 5", cluster("{kind: star, endpoints: 5, link: l}", 5)},
+      {"star of 12 with a backplane", cluster("{kind: star, endpoints: 12, link: l, backplane_Bps: 3.0e+10}", 12)},
+      {"fat-tree of 16", cluster("{kind: xgft, m: [4, 4], w: [1, 4], link: l}", 16)},
+      {"fat-tree of 16, random placement", cluster("{kind: xgft, m: [4, 4], w: [1, 1], link: l}\nplacement: {kind: random, seed: 3}", 16)},
+      {"3 x 4 GPUs, rails, PXN", nodes(3, 4, true)},
+      {"4 x 4 GPUs, rails, no PXN", nodes(4, 4, false)},
+      {"3 x 4 GPUs, one NIC each", nodes(3, 1, false)}};
+  for (const auto& [name, c] : fabrics)
+    for (std::uint32_t channels : {2u, 3u, 8u})
+      for (std::uint32_t segments : {1u, 2u}) {
+        INFO(name << ", " << channels << " channels, " << segments << " segments");
+        ScheduleRequest r;
+        r.ranks = c.ranks;
+        r.ranks_per_node = c.cost.ranks_per_node;
+        r.bytes = (3 << 20) + 13;
+        r.channels = channels;
+        r.segments = segments;
+        FlowOptions events;
+        events.shortcut = false;
+        const FlowResult held = run_flow(generate_schedule("ring", r), *c.topology, 1e-10, events);
+        const FlowResult streamed = run_flow(*stream_ring(r), *c.topology, 1e-10);
+        REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
+        REQUIRE(streamed.rank_finish_s.size() == held.rank_finish_s.size());
+        for (std::size_t k = 0; k < held.rank_finish_s.size(); ++k)
+          REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
+        for (std::size_t l = 0; l < held.links.size(); ++l)
+          REQUIRE(streamed.links[l].bytes == Approx(held.links[l].bytes).epsilon(1e-12));
+      }
 }
 
 TEST_CASE("a 16,384-rank ring on the flow engine is streamed, not refused, held rings and other algorithms are not") {

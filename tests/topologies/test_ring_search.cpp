@@ -4,6 +4,8 @@
 // together cross every link, so the channel count follows the links.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -95,8 +97,65 @@ TEST_CASE("The search keeps to the links it is given and stops when no ring fits
   }
 }
 
-TEST_CASE("Nodes with an NVSwitch, and ranks on several nodes, have no mesh rings") {
+TEST_CASE("Nodes with an NVSwitch, and nodes without NVLink, have no mesh rings") {
   CHECK(load_preset("dgx-a100").topology->mesh_rings.empty());
-  CHECK(load_preset("dgx1-v100-16").topology->mesh_rings.empty());
+  CHECK(load_preset("dgx-h100-superpod-su").topology->mesh_rings.empty());
   CHECK(load_preset("baidu-40gpu").topology->mesh_rings.empty());
+}
+
+// 16 DGX-1 (dgx1-v100-16: two GPUs to a NIC): each channel crosses every node over the
+// cube-mesh's NVLinks, from the GPU it enters at to the one it leaves from, those two on one
+// NIC, and the next node's order is the same. The six rings run twice each, so that the four
+// NICs carry three channels each; together they use every NVLink of every V100 (each in one
+// direction or both: a channel's cut hop goes over the network instead).
+TEST_CASE("On 16 DGX-1 the mesh rings cross each node over the cube-mesh and leave it and enter the next on one NIC") {
+  const ClusterConfig c = load_preset("dgx1-v100-16");
+  const Rank g = 8, ranks = c.topology->ranks();
+  REQUIRE(ranks == 128);
+  const MeshLinks node = direct_links(*c.topology, 0, g);
+  CHECK(node.total() == 48);
+  const std::vector<std::vector<Rank>>& orders = c.topology->mesh_rings;
+  REQUIRE(orders.size() == 12);
+  MeshLinks used{g, std::vector<std::uint32_t>(std::size_t(g) * g, 0)};
+  // The NIC a rank of node 0 leaves by, to its peer on node 1.
+  std::vector<std::string> nic(g);
+  for (Rank r = 0; r < g; ++r) {
+    std::vector<LinkId> route;
+    c.topology->route(r, r + g, 0, route);
+    for (LinkId l : route)
+      if (const Vertex& v = c.topology->network.vertex(c.topology->network.link(l).to); v.kind == VertexKind::nic && nic[r].empty())
+        nic[r] = v.name;
+    REQUIRE(!nic[r].empty());
+  }
+  std::map<std::string, int> per_nic;
+  for (const std::vector<Rank>& order : orders) {
+    std::vector<Rank> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (Rank r = 0; r < ranks; ++r) REQUIRE(sorted.at(r) == r);
+    for (Rank first = 0; first < ranks; first += g) {
+      INFO("node " << first / g);
+      for (Rank j = 0; j < g; ++j) {
+        REQUIRE(order[first + j] / g == first / g);                          // the node's ranks in a row
+        REQUIRE(order[first + j] % g == order[j] % g);                       // in node 0's order
+        if (j + 1 < g) REQUIRE(node.at(order[first + j] % g, order[first + j + 1] % g) > 0);  // over NVLink
+      }
+    }
+    const Rank leave = order[g - 1] % g, enter = order[0] % g;
+    CHECK(nic[leave] == nic[enter]);  // one NIC
+    ++per_nic[nic[leave]];
+    for (Rank j = 0; j + 1 < g; ++j) ++used.at(order[j], order[j + 1]);
+  }
+  for (Rank a = 0; a < g; ++a) {
+    std::uint32_t links = 0;
+    for (Rank b = 0; b < g; ++b) {
+      INFO(a << " - " << b);
+      const std::uint32_t crossing = std::max(used.at(a, b), used.at(b, a));
+      CHECK(crossing >= node.at(a, b));              // every NVLink of the pair carries a channel
+      CHECK((crossing == 0) == (node.at(a, b) == 0));  // and no channel crosses a pair without one
+      links += node.at(a, b);
+    }
+    CHECK(links == 6);
+  }
+  REQUIRE(per_nic.size() == 4);
+  for (const auto& [name, channels] : per_nic) CHECK(channels == 3);
 }

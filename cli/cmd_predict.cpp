@@ -57,11 +57,9 @@ std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
 }
 
 // --alpha, --beta/--bandwidth and --ranks-per-node: a flat network's classes and node size.
-void apply_link_flags(const PredictOptions& o, CostModel& cost) {
-  if (o.ranks_per_node > 0) cost.ranks_per_node = o.ranks_per_node;
-  if (o.alpha >= 0) cost.inter_node.alpha_s = cost.intra_node.alpha_s = o.alpha;
-  const double beta = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1);
-  if (beta >= 0) cost.inter_node.beta_s_per_byte = cost.intra_node.beta_s_per_byte = beta;
+LinkEdits link_edits(const PredictOptions& o) {
+  return {.alpha_s = o.alpha, .beta_s_per_byte = o.beta >= 0 ? o.beta : (o.bandwidth > 0 ? 1.0 / o.bandwidth : -1),
+          .ranks_per_node = o.ranks_per_node};
 }
 
 // The cluster: a config file or preset, the embedded default, or a flat what-if network.
@@ -75,18 +73,14 @@ ClusterConfig resolve_cluster(const PredictOptions& o) {
     if (o.ranks == 0) throw Error("a what-if network (--alpha/--beta/--bandwidth) needs --ranks");
     if (o.beta < 0 && o.bandwidth < 0) throw Error("a what-if network needs --bandwidth (bytes/s) or --beta (s/byte)");
     CostModel what_if = CostModel::uniform(0, 0, 0);
-    apply_link_flags(o, what_if);
+    link_edits(o).apply(what_if);
     c = flat_cluster("what-if (flat, contention-free)", what_if, o.ranks);
   } else {
     c = default_cluster_config();
   }
   if (o.gamma >= 0) c.cost.gamma_s_per_byte = o.gamma;
-  const bool link_flags = o.alpha >= 0 || o.beta >= 0 || o.bandwidth >= 0 || o.ranks_per_node > 0;
-  if (link_flags && !c.topology->contention_free())
-    throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
-                            "(edit its link_classes and nodes instead)", c.name));
-  apply_link_flags(o, c.cost);
-  c.place(o.ranks, o.placement ? std::optional<Placement>({*o.placement, o.placement_seed, {}}) : std::nullopt);
+  c.place(o.ranks, o.placement ? std::optional<Placement>({*o.placement, o.placement_seed, {}}) : std::nullopt,
+          link_edits(o));
   return c;
 }
 
@@ -114,7 +108,9 @@ std::string describe_protocol(const std::optional<Protocol>& protocol) {
 // fabric's summary, routing, placement, the ranks' memory and the stand-in of the closed forms.
 void print_network(const ClusterConfig& c, const EngineEntry& engine) {
   const Topology& t = *c.topology;
-  if (t.contention_free()) {
+  // Kept branch (docs/design.md, "One priced run"): a what-if's classes are its whole
+  // description; a fabric has routes, a placement and a stand-in to show.
+  if (!t.shares_links) {
     fmt::print("{}\n\n", describe_links(c.cost));
     return;
   }

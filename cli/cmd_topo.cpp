@@ -192,9 +192,8 @@ void run(const TopoOptions& o) {
   if (o.cluster.config.empty() && o.cluster.preset.empty())
     throw Error("give a cluster FILE (or --config FILE) or --preset NAME (collsim topo --list)");
   const ClusterConfig c = load_cluster(o.cluster);
-  if (!c.topology->has_graph())
-    throw Error(fmt::format("{} is a flat network of {} ranks, which has no graph above {} ranks: nothing to draw", c.name,
-                            c.ranks, kMaxFlatGraphRanks));
+  require_graph(*c.topology, fmt::format("{} is a flat network of {} ranks, which has no graph above {} ranks: nothing "
+                                         "to draw", c.name, c.ranks, kMaxFlatGraphRanks));
   if (o.format == "dot") {
     std::cout << to_dot(*c.topology, c.name);
     return;

@@ -205,7 +205,7 @@ void bind_cluster(py::module_& m) {
       .def_readonly("name", &ClusterConfig::name)
       .def_readonly("description", &ClusterConfig::description)
       .def_readonly("ranks", &ClusterConfig::ranks)
-      .def_property_readonly("has_topology", [](const ClusterConfig& c) { return !c.topology->contention_free(); },
+      .def_property_readonly("has_topology", [](const ClusterConfig& c) { return c.topology->shares_links; },
                              "False for a flat alpha-beta network (its network is generated from two link classes)")
       .def_property_readonly("summary", [](const ClusterConfig& c) { return c.topology->fabric_summary; })
       .def_property_readonly("placement", [](const ClusterConfig& c) { return describe(c.topology->placement); })

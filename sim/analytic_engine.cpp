@@ -117,9 +117,9 @@ AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const Anal
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  // Kept branch: a flat network's routes cost exactly its classes (topologies/flat_network.hpp):
-  // priced by them, its ranks need no routes (an implicit one has none), and a pair costs no
-  // lookup, as the closed forms price it.
+  // Kept branch (docs/design.md, "One priced run"): a flat network's routes cost exactly its
+  // classes (topologies/flat_network.hpp): priced by them, its ranks need no routes (an implicit
+  // one has none), and a pair costs no lookup, as the closed forms price it.
   if (topology.flat) {
     CostModel classes = *topology.flat;
     classes.gamma_s_per_byte = gamma_s_per_byte;

@@ -118,8 +118,8 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
 
 CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
                                 const Protocol& protocol) {
-  // Kept branch: a flat network is the two-class model itself (topologies/flat_network.hpp), and
-  // an implicit one (above kMaxFlatGraphRanks) has no routes to walk.
+  // Kept branch (docs/design.md, "One priced run"): a flat network is the two-class model itself
+  // (topologies/flat_network.hpp), and an implicit one (above kMaxFlatGraphRanks) has no routes.
   if (topology.flat) {
     CostModel model = with_protocol(*topology.flat, protocol);
     model.gamma_s_per_byte = gamma_s_per_byte;
@@ -150,24 +150,8 @@ bool prices_transfer_context(const Topology& topology) {
 }
 
 double rank_port_beta(const Topology& topology, Rank rank, const Protocol& protocol) {
-  // A flat network's rank has one cable of each class (topologies/flat_network.hpp), counted
-  // below as any fabric's. Without a graph (an implicit flat network, above kMaxFlatGraphRanks)
-  // there are no cables to count: its classes give the same sum.
-  if (!topology.has_graph()) {
-    const CostModel& classes = *topology.flat;
-    const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +
-                            (classes.ranks_per_node > 0 ? 1.0 / classes.intra_node.beta_s_per_byte : 0.0);
-    return 1.0 / (port_Bps * protocol.payload_fraction);
-  }
-  const VertexId v = topology.vertex_of(rank);
-  double out_Bps = 0, in_Bps = 0;
-  for (LinkId l = 0; l < topology.network.link_count(); ++l) {
-    const Link& link = topology.network.link(l);
-    if (link.kind == LinkKind::memory) continue;
-    if (link.from == v) out_Bps += shared_capacity_Bps(topology.network, l, protocol);
-    if (link.to == v) in_Bps += shared_capacity_Bps(topology.network, l, protocol);
-  }
-  const double port_Bps = std::min(out_Bps, in_Bps);
+  // Its cables as data (Topology::port_Bps), every flow's payload share of them alike.
+  const double port_Bps = topology.port_Bps[topology.rank_endpoint[rank]] * protocol.payload_fraction;
   double beta = port_Bps > 0 ? 1.0 / port_Bps : 0.0;
   // Every byte sent is read from the rank's memory and every byte received written to it: as
   // many bytes each way cross it twice per byte of one direction. A core copies the received

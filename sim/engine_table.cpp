@@ -114,21 +114,15 @@ std::string_view to_string(EngineKind kind) {
 
 const EngineEntry& find_engine(EngineKind kind) { return find_engine(to_string(kind)); }
 
-std::string engine_misfit(const EngineEntry& e, const RunCosts& costs) {
-  // A flat network above kMaxFlatGraphRanks is its classes alone (topologies/flat_network.hpp).
-  if (e.contention && !costs.topology->has_graph())
-    return fmt::format("engine '{}' shares links, and a flat network of {} ranks has none built (above {}): use "
-                       "--engine analytic, or a config with a topology",
-                       e.name, costs.topology->ranks(), kMaxFlatGraphRanks);
-  if (e.needs_single_route && costs.topology->routing != RoutingMode::minimal &&
-      costs.topology->routing != RoutingMode::shortest_path)
-    return fmt::format("engine '{}' needs one route per rank pair (routing minimal or shortest-path), not {}", e.name,
-                       to_string(costs.topology->routing));
-  return "";
-}
-
 void check_engine_fits(const EngineEntry& e, const RunCosts& costs) {
-  if (const std::string misfit = engine_misfit(e, costs); !misfit.empty()) throw Error(misfit);
+  const Topology& t = *costs.topology;
+  if (e.contention)  // a flat network above kMaxFlatGraphRanks is its classes alone (topologies/flat_network.hpp)
+    require_graph(t, fmt::format("engine '{}' shares links, and a flat network of {} ranks has none built (above {}): "
+                                 "use --engine analytic, or a config with a topology",
+                                 e.name, t.ranks(), kMaxFlatGraphRanks));
+  if (e.needs_single_route && t.routing != RoutingMode::minimal && t.routing != RoutingMode::shortest_path)
+    throw Error(fmt::format("engine '{}' needs one route per rank pair (routing minimal or shortest-path), not {}", e.name,
+                            to_string(t.routing)));
 }
 
 }  // namespace collsim

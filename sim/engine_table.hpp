@@ -44,10 +44,9 @@ const EngineEntry& find_engine(std::string_view name);  // throws Error listing 
 std::string_view to_string(EngineKind kind);
 // analytic, flow, and simgrid where collsim was built with SimGrid.
 std::vector<std::string> available_engines();
-// Why the engine cannot serve these costs' cluster ("" when it can): a flat network has no
-// links to share; SimGrid needs one route per rank pair.
-std::string engine_misfit(const EngineEntry& engine, const RunCosts& costs);
-// The same, thrown as Error.
+// Throws Error, saying why and what to use, where the engine cannot serve these costs' cluster:
+// an engine that shares links needs them built (a flat network above 2^21 ranks has none);
+// SimGrid needs one route per rank pair.
 void check_engine_fits(const EngineEntry& engine, const RunCosts& costs);
 
 }  // namespace collsim

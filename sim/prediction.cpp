@@ -488,7 +488,9 @@ std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorith
 }
 
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology) {
-  return topology->contention_free() ? EngineKind::analytic : EngineKind::flow;
+  const std::vector<EngineEntry>& table = engine_table();  // analytic, then flow: always built
+  return std::find_if(table.begin(), table.end(),
+                      [&](const EngineEntry& e) { return e.contention == topology->shares_links; })->kind;
 }
 
 PredictionRequest cluster_request(const ClusterConfig& cluster) {
@@ -506,10 +508,10 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
 
 namespace {
 // What a step from rank 0 to `dst` crosses (the runtime's step latency); unknown without a
-// runtime, on one rank, and on a flat network (which may have no links built, and whose classes
-// name no transport).
+// runtime (a flat network never has one: the flat form takes no `runtime:`, and its classes
+// name no transport) and on one rank.
 Transport step_transport(const PredictionRequest& r, Rank dst) {
-  if (r.runtime == CollectiveRuntime::none || r.topology->flat || r.ranks < 2 || r.ranks > r.topology->ranks())
+  if (r.runtime == CollectiveRuntime::none || r.ranks < 2 || r.ranks > r.topology->ranks())
     return Transport::unknown;
   return pair_transport(*r.topology, 0, dst);
 }

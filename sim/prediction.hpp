@@ -124,7 +124,8 @@ struct PredictionRequest {
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
 };
 
-// The engine a cluster gets when none is named (--engine auto): the flow engine where the
+// The engine a cluster gets when none is named (--engine auto): the engine table's first whose
+// model of the links is the network's (Topology::shares_links): the flow engine where the
 // cluster has links to share (contention changes the answer, and the flow engine is fast), the
 // analytic engine on a flat network, a contention-free what-if by definition.
 EngineKind default_engine(const std::shared_ptr<const Topology>& topology);

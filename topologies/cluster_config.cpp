@@ -402,6 +402,7 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
   if (const YAML::Node factors = root["reduction_into_sent_factors"])
     topo->reduction_into_sent_factors = read_reduction_factors(in, factors, "reduction_into_sent_factors");
   net.finalize();
+  topo->count_ports();
   if (topo->has_reducers()) topo->reducer_router = std::make_unique<ReducerRouter>(net, reducers_served(*topo));
   topo->fabric_summary = fabric.summary;
   topo->router = topo->routing == RoutingMode::shortest_path ? std::make_unique<ShortestPathRouter>(net)
@@ -599,11 +600,19 @@ ClusterConfig load_preset(const std::string& name) {
 
 ClusterConfig default_cluster_config() { return load_preset("baidu-40gpu"); }
 
-void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placement) {
+void LinkEdits::apply(CostModel& cost) const {
+  if (ranks_per_node > 0) cost.ranks_per_node = ranks_per_node;
+  if (alpha_s >= 0) cost.inter_node.alpha_s = cost.intra_node.alpha_s = alpha_s;
+  if (beta_s_per_byte >= 0) cost.inter_node.beta_s_per_byte = cost.intra_node.beta_s_per_byte = beta_s_per_byte;
+}
+
+void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placement, const LinkEdits& edits) {
   if (new_ranks == 0) new_ranks = ranks;
-  // Kept branch: a flat network is generated for its rank count and classes (--alpha and the
-  // like change them), so it is generated anew; a built fabric keeps its endpoints.
+  // Kept branch (docs/design.md, "One priced run"): a flat network is generated
+  // from its rank count and classes, which `edits` may change, so it is generated anew; a built
+  // fabric keeps its endpoints and its config's classes.
   if (topology->flat) {
+    edits.apply(cost);
     if (placement && placement->kind != Placement::Kind::linear)
       throw Error(fmt::format("placement {} needs a cluster with a topology; {} is a flat network (its ranks sit in order)",
                               to_string(placement->kind), name));
@@ -615,6 +624,9 @@ void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placem
     ranks = new_ranks;
     return;
   }
+  if (edits.any())
+    throw Error(fmt::format("--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; {} has a topology "
+                            "(edit its link_classes and nodes instead)", name));
   if (new_ranks == ranks && !placement) return;
   Placement p = placement ? *placement : topology->placement;
   if (p.kind == Placement::Kind::explicit_list && new_ranks < p.endpoints.size()) p.endpoints.resize(new_ranks);

@@ -33,6 +33,17 @@ struct RuntimeHardware {
   bool amd_hosts = false;
 };
 
+// Edits of a flat network's classes and node size (predict's --alpha, --beta/--bandwidth and
+// --ranks-per-node): below 0 (a node size of 0) leaves one as it is.
+struct LinkEdits {
+  double alpha_s = -1;
+  double beta_s_per_byte = -1;
+  Rank ranks_per_node = 0;
+
+  bool any() const { return alpha_s >= 0 || beta_s_per_byte >= 0 || ranks_per_node > 0; }
+  void apply(CostModel& cost) const;  // both classes alike
+};
+
 struct ClusterConfig {
   std::string name;
   std::string description;
@@ -57,10 +68,10 @@ struct ClusterConfig {
   // predict's --ranks and --placement, the Python module and validate --measured ask: on a
   // built fabric the ranks move onto its endpoints (an explicit list longer than the ranks
   // gives its first entries, e.g. dgx1-v100's NVLink ring order); a flat network is generated
-  // again from `cost` (its classes and node size, as edited) for the new count, its ranks in
-  // order. Throws
+  // again from `cost` (its classes and node size) for the new count, its ranks in
+  // order, after `edits` (which a built fabric refuses: its classes are its config's). Throws
   // Error (too many ranks, a placement a flat network cannot take, ranks not whole nodes).
-  void place(Rank ranks, const std::optional<Placement>& placement = std::nullopt);
+  void place(Rank ranks, const std::optional<Placement>& placement = std::nullopt, const LinkEdits& edits = {});
 };
 
 // A flat network of `ranks` ranks with `cost`'s classes, gamma and node size (predict's

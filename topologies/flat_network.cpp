@@ -61,6 +61,11 @@ void build_graph(Topology& t, const CostModel& classes, Rank ranks) {
 
 }  // namespace
 
+void require_graph(const Topology& topology, const std::string& refusal) {
+  // The one place that asks whether links were built: only the implicit network has none.
+  if (topology.network.vertex_count() == 0) throw Error(refusal);
+}
+
 std::shared_ptr<Topology> flat_topology(const CostModel& classes, Rank ranks, std::string summary) {
   if (classes.ranks_per_node > 0 && ranks % classes.ranks_per_node != 0)
     throw Error(fmt::format("{} ranks are not a whole number of nodes of {} (set --ranks-per-node)", ranks,
@@ -72,6 +77,12 @@ std::shared_ptr<Topology> flat_topology(const CostModel& classes, Rank ranks, st
   t->flat->gamma_s_per_byte = 0;  // the cluster's gamma lives beside its network
   t->endpoints_per_node = classes.ranks_per_node;
   t->fabric_summary = std::move(summary);
+  t->shares_links = false;
+  t->node_reducer_missing = t->fabric_reducer_missing = kFlatHasNoSwitch;
+  // Each rank's cables, one of each class (build_graph), as count_ports would sum them.
+  const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +
+                          (classes.ranks_per_node > 0 ? 1.0 / classes.intra_node.beta_s_per_byte : 0.0);
+  t->port_Bps.assign(ranks, port_Bps);
   if (ranks <= kMaxFlatGraphRanks) {
     build_graph(*t, classes, ranks);
   } else {  // implicit: the ranks in order, no graph (only the analytic engine reads it)

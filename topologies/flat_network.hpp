@@ -14,10 +14,13 @@
 // The classes are kept (Topology::flat): the analytic engine prices a flat network by them,
 // as the closed forms do, without routing. Above kMaxFlatGraphRanks no graph is built (it
 // would cost more than the schedules that fit there): the topology is implicit, its ranks sit
-// in order, and only the analytic engine can price it. Touches nothing but what it builds.
+// in order, and only the analytic engine can price it (require_graph refuses the rest). The
+// generator also sets the facts callers read as data (Topology::shares_links, port_Bps and the
+// reducer wording). Touches nothing but what it builds.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "collectives/cost_model.hpp"
 #include "topologies/topology.hpp"
@@ -26,6 +29,11 @@ namespace collsim {
 
 // The largest flat network whose graph is built: the builders' endpoint limit.
 inline constexpr Rank kMaxFlatGraphRanks = Rank(1) << 21;
+
+// Throws Error(`refusal`) where `topology` has no links built (a flat network above
+// kMaxFlatGraphRanks): what shares links (the contention engines) or draws them (topo) needs
+// them. `refusal` names the need, the rank count and the way out.
+void require_graph(const Topology& topology, const std::string& refusal);
 
 // `classes`: alpha and beta of the two link classes (intra_node only where ranks_per_node > 0)
 // and the node size; its gamma is the cluster's, not the network's. `summary` is the network's

@@ -122,7 +122,9 @@ MeshLinks direct_links(const Topology& t, Rank first, Rank count) {
 }
 
 std::vector<std::vector<Rank>> mesh_rings(const Topology& t, std::uint32_t max_rings) {
-  if (!on_one_node(t) || !t.has_graph()) return {};
+  // Only a placed topology gets here (Topology::place), whose links are built: a flat network
+  // without a graph (above kMaxFlatGraphRanks) is never placed, and far above kMaxMeshRanks.
+  if (!on_one_node(t)) return {};
   return search_rings(direct_links(t), max_rings);
 }
 

@@ -76,23 +76,24 @@ ReducersUsed reducers_used(const Schedule& s) {
 }  // namespace
 
 void Topology::require_reducers(std::string_view algorithm, bool node, bool fabric) const {
-  if ((node || fabric) && !switches_can_reduce()) throw Error(flat_network_has_no_switch(algorithm));
-  if (node && node_reducers.empty())
-    throw Error(fmt::format("{} reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP "
-                            "needs an NVSwitch marked 'reduction: nvls' in the config's nodes section (H100, GB200); "
-                            "pick another algorithm",
-                            algorithm));
-  if (fabric && !fabric_reducer)
-    throw Error(fmt::format("{} reduces in the fabric's switches, but this cluster's fabric does not reduce: "
-                            "InfiniBand SHARP needs 'reduction: sharp' in the config's topology section (Quantum-2 "
-                            "NDR and later); pick another algorithm",
-                            algorithm));
+  if (node && node_reducers.empty()) throw Error(std::string(algorithm) + node_reducer_missing);
+  if (fabric && !fabric_reducer) throw Error(std::string(algorithm) + fabric_reducer_missing);
 }
 
 std::string flat_network_has_no_switch(std::string_view algorithm) {
-  return fmt::format("{} reduces in the switch, and a flat network has no switch: give a cluster whose node switch "
-                     "reduces (--preset dgx-h100)",
-                     algorithm);
+  return std::string(algorithm) + std::string(kFlatHasNoSwitch);
+}
+
+void Topology::count_ports() {
+  std::vector<double> out_Bps(network.vertex_count(), 0.0), in_Bps(network.vertex_count(), 0.0);
+  for (const Link& link : network.links()) {
+    if (link.kind == LinkKind::memory) continue;
+    const double Bps = link.bandwidth_Bps * network.link_class(link.link_class).efficiency;
+    out_Bps[link.from] += Bps;
+    in_Bps[link.to] += Bps;
+  }
+  port_Bps.clear();
+  for (VertexId e : endpoints) port_Bps.push_back(std::min(out_Bps[e], in_Bps[e]));
 }
 
 void Topology::check_reducers(const Schedule& s) const {

@@ -26,6 +26,18 @@ struct ReductionFactor {
   friend bool operator==(const ReductionFactor&, const ReductionFactor&) = default;
 };
 
+// What require_reducers says after an algorithm's name where a fabric has no reducing switch
+// (Topology::node_reducer_missing, fabric_reducer_missing), and where a flat network has none.
+inline constexpr std::string_view kNodeReducerMissing =
+    " reduces in the switch, but this cluster's node switches do not reduce: NVLink SHARP needs an NVSwitch marked "
+    "'reduction: nvls' in the config's nodes section (H100, GB200); pick another algorithm";
+inline constexpr std::string_view kFabricReducerMissing =
+    " reduces in the fabric's switches, but this cluster's fabric does not reduce: InfiniBand SHARP needs 'reduction: "
+    "sharp' in the config's topology section (Quantum-2 NDR and later); pick another algorithm";
+inline constexpr std::string_view kFlatHasNoSwitch =
+    " reduces in the switch, and a flat network has no switch: give a cluster whose node switch reduces (--preset "
+    "dgx-h100)";
+
 // The link class of the ranks' memory links (Topology::add_memory), and of their cores'
 // (Topology::add_core).
 inline constexpr std::string_view kMemoryClass = "rank-memory";
@@ -40,6 +52,8 @@ class Topology {
   std::string fabric_summary;               // the builder's one-line summary
   // A flat network (topologies/flat_network.hpp): the two link classes it was generated from
   // (alpha, beta; ranks_per_node), which price its messages exactly; none for a built fabric.
+  // Read by the places that must tell them apart (docs/design.md, "One priced run"); the
+  // others read the facts below.
   std::optional<CostModel> flat;
   Network network;
   std::unique_ptr<Router> router;
@@ -77,17 +91,24 @@ class Topology {
   // rings laid across the nodes (mesh_rings_across_nodes); empty elsewhere. Set by place().
   std::vector<std::vector<Rank>> mesh_rings;
 
+  // Facts the callers read as data, set where the topology is made (the fabric builder in
+  // cluster_config.cpp, the flat generator in flat_network.cpp), so that none asks which it is:
+  // - Whether its messages share its links: a built fabric's do; a flat network is a what-if,
+  //   contention-free by definition (its default engine is the table's first that shares no
+  //   links, sim/prediction.hpp default_engine).
+  bool shares_links = true;
+  // - Each endpoint's own cables together (datasheet rate x class efficiency, the smaller of out
+  //   and in; memory links aside), by endpoint index: what a rank sends through at once without
+  //   ports (sim/cost_rule.hpp rank_port_beta). count_ports() sums a graph's; a flat network's
+  //   rank has one cable of each class, which needs no graph.
+  std::vector<double> port_Bps;
+  // - What an algorithm that reduces in a switch hears where the network has none that does
+  //   (after its name, require_reducers): a fabric names the config key that marks one; a flat
+  //   network says it has no switch (its switches only stand for its two link classes).
+  std::string node_reducer_missing{kNodeReducerMissing};
+  std::string fabric_reducer_missing{kFabricReducerMissing};
+
   Rank ranks() const { return Rank(rank_endpoint.size()); }
-  // A what-if network, contention-free by definition (a flat network): its classes are its
-  // whole description, --alpha and the like edit them, and its default engine is the analytic
-  // one (sim/prediction.hpp default_engine); a built fabric's links are shared.
-  bool contention_free() const { return flat.has_value(); }
-  // Whether a config could mark a switch of it to reduce: not a flat network's, whose switches
-  // only stand for its two link classes (require_reducers says so rather than name a key).
-  bool switches_can_reduce() const { return !flat; }
-  // Whether its links are a graph the contention engines can share: every built fabric, and a
-  // flat network up to kMaxFlatGraphRanks (above, it is implicit: its classes alone).
-  bool has_graph() const { return network.vertex_count() > 0; }
   // The nodes the placed ranks span (every endpoint its own node without multi-GPU nodes): the
   // fabric's reducer follows their switches' (ids ranks() + spanned_nodes()).
   Rank spanned_nodes() const {
@@ -126,6 +147,8 @@ class Topology {
   // What a message between two ranks costs is sim/cost_rule.hpp's to say, not the topology's.
   // Either end may be a reducer (an id from ranks() on).
   void route(Rank src, Rank dst, std::uint64_t flow, std::vector<LinkId>& out) const;
+  // After the network is finalized: port_Bps from each endpoint's cables.
+  void count_ports();
 
   // After the network is finalized and the router made: place `ranks` ranks (throws Error),
   // and search the mesh's rings where they sit on one (mesh_rings).

@@ -79,6 +79,7 @@ def test_flat_and_placed_clusters_equal_the_command_line():
         "predict", "--ranks", 16, "--bandwidth", 25e9, "--alpha", 3e-6, "--gamma", 5e-12, "--bytes", "64K")
     placed = collsim.preset("fat-tree-2to1", ranks=32, placement="random", placement_seed=3)
     assert placed.ranks == 32 and "random" in placed.placement
+    assert placed.has_topology and not flat.has_topology
     assert collsim.predict(placed, "ring", "1M", engine="flow") == cli_json(
         "predict", "--preset", "fat-tree-2to1", "--ranks", 32, "--placement", "random", "--placement-seed", 3,
         "--algo", "ring", "--bytes", "1M", "--engine", "flow")

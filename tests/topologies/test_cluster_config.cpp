@@ -11,6 +11,7 @@
 #include "tests/topologies/built_fabric.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/flat_network.hpp"
 
 using namespace collsim;
 
@@ -74,9 +75,30 @@ TEST_CASE("a star with one link class routes through its switch on links of the 
     REQUIRE(c.topology->network.link(l).bandwidth_Bps == Approx(1e9));
     REQUIRE(c.topology->network.link(l).latency_s == Approx(1e-6));
   }
-  // A built fabric shares its links, and a config may mark its switches to reduce.
-  CHECK_FALSE(c.topology->contention_free());
-  CHECK(c.topology->switches_can_reduce());
+  // The facts callers read as data: a built fabric shares its links; each rank's port is its
+  // one cable to the switch; an in-network algorithm is told which key marks a switch to reduce.
+  CHECK(c.topology->shares_links);
+  REQUIRE(c.topology->port_Bps.size() == 8);
+  for (double port : c.topology->port_Bps) CHECK(port == Approx(1e9));
+  CHECK_THROWS_WITH(c.topology->require_reducers("nvls", true, false),
+                    Catch::StartsWith("nvls reduces in the switch, but this cluster's node switches do not reduce"));
+  CHECK_THROWS_WITH(c.topology->require_reducers("collnet", false, true),
+                    Catch::Contains("InfiniBand SHARP needs 'reduction: sharp'"));
+  CHECK_NOTHROW(require_graph(*c.topology, "refused"));
+}
+
+TEST_CASE("predict's --alpha and the like edit a flat network's classes and are refused on a built fabric") {
+  ClusterConfig built = parse_cluster_config(kStar, "t.yaml");
+  CHECK_THROWS_WITH(built.place(0, std::nullopt, LinkEdits{.alpha_s = 1e-6}),
+                    "--alpha/--beta/--bandwidth/--ranks-per-node describe a flat network; t has a topology (edit its "
+                    "link_classes and nodes instead)");
+  CHECK_NOTHROW(built.place(4));
+  ClusterConfig flat = flat_cluster("f", CostModel::uniform(1e-6, 1e-9, 0), 8);
+  flat.place(0, std::nullopt, LinkEdits{.beta_s_per_byte = 1e-10, .ranks_per_node = 4});
+  REQUIRE(flat.topology->flat);
+  CHECK(flat.topology->flat->inter_node.beta_s_per_byte == 1e-10);
+  CHECK(flat.topology->endpoints_per_node == 4);
+  CHECK(flat.topology->node_of(4) == 1);
 }
 
 TEST_CASE("placement, routing and ranks are read from the file") {
@@ -100,9 +122,16 @@ TEST_CASE("the flat form loads as a generated network whose routes cross one cab
   const Topology& t = *c.topology;
   REQUIRE(t.flat);
   REQUIRE(t.flat->intra_node == c.cost.intra_node);
-  // What callers ask instead of testing `flat`: a contention-free what-if, no switch that reduces.
-  CHECK(t.contention_free());
-  CHECK_FALSE(t.switches_can_reduce());
+  // What callers read instead of testing `flat`: a contention-free what-if, no switch that
+  // reduces, and each rank's port its two cables, as the graph's own count gives them.
+  CHECK_FALSE(t.shares_links);
+  CHECK_THROWS_WITH(t.require_reducers("nvls", true, false), flat_network_has_no_switch("nvls"));
+  CHECK_THROWS_WITH(t.require_reducers("collnet", false, true), flat_network_has_no_switch("collnet"));
+  const std::vector<double> from_classes = t.port_Bps;
+  REQUIRE(from_classes.size() == 8);
+  for (double port : from_classes) CHECK(port == Approx(1.1e10));
+  c.topology->count_ports();
+  CHECK(t.port_Bps == from_classes);
   REQUIRE(t.ranks() == 8);
   REQUIRE(t.endpoints_per_node == 4);
   REQUIRE(t.node_of(3) == 0);

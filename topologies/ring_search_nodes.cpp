@@ -87,8 +87,9 @@ class Cutter {
 }  // namespace
 
 std::vector<std::vector<Rank>> mesh_rings_across_nodes(const Topology& t, std::uint32_t max_rings) {
+  // Only a placed topology gets here (Topology::place), whose links are built (as mesh_rings).
   const Rank g = t.endpoints_per_node;
-  if (g < 2 || g > kMaxMeshRanks || !t.has_graph() || t.ranks() <= g || t.ranks() % g != 0) return {};
+  if (g < 2 || g > kMaxMeshRanks || t.ranks() <= g || t.ranks() % g != 0) return {};
   const MeshLinks node = direct_links(t, 0, g);
   if (node.total() == 0 || !whole_nodes_alike(t, g, node)) return {};
   std::vector<VertexId> nics(g);

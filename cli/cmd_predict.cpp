@@ -242,6 +242,10 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
         : rec.streamed ? fmt::format(" {:>11} {:>8}", "(streamed)", "-")
                        : "";
     const std::string algorithm = shown_name(rec, false) + (rec.short_of_channels.empty() ? "" : " *");
+    if (!rec.refused.empty()) {  // "all": an algorithm that cannot run here, and why
+      fmt::print("{:>10}  {:<19} refused: {}\n", size, algorithm, one_line(rec.refused));
+      continue;
+    }
     const bool moves_data = rec.ranks > 1;  // on one rank nothing moves: no bandwidth to show
     fmt::print("{:>10}  {:<19}{} {:>11}{} {:>12} {:>12} {:>9.2f}{}\n", size, algorithm,
                by_protocol ? fmt::format(" {:<6}", rec.protocol.name) : "", format_seconds(rec.time_s), contention,
@@ -258,15 +262,25 @@ void print_table(const PredictOptions& o, const std::vector<PredictionRecord>& r
 
 void print_csv(const std::vector<PredictionRecord>& records) {
   fmt::print("collective,algorithm,ranks,bytes,engine,placement,segments,channels,protocol,transfers,time_s,algbw_GBps,busbw_GBps,"
-             "lower_bound_s,closed_form_s,analytic_s,winner,runs\n");
+             "lower_bound_s,closed_form_s,analytic_s,winner,runs,refused\n");
   auto optional = [](const std::optional<double>& x) { return x ? fmt::format("{:.9g}", *x) : std::string(); };
   // On one rank nothing moves: the bandwidth fields are left empty, not 0.
   auto rate = [](double GBps, Rank ranks) { return ranks > 1 ? fmt::format("{:.6g}", GBps) : std::string(); };
+  // A refused row ("all": cannot run here) has no times, and its reason quoted last.
+  auto quoted = [](const std::string& why) {
+    std::string out = "\"";
+    for (char ch : one_line(why)) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+  };
   for (const PredictionRecord& r : records)
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{}\n", to_string(r.collective), r.algorithm, r.ranks,
-               r.bytes, to_string(r.engine), r.placement, r.segments, r.channels, r.protocol.name, r.transfers, r.time_s,
-               rate(r.algbw_GBps, r.ranks), rate(r.busbw_GBps, r.ranks), r.lower_bound_s,
-               optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
+    if (!r.refused.empty())
+      fmt::print("{},{},{},{},{},{},,,,,,,,,,,0,{},{}\n", to_string(r.collective), r.algorithm, r.ranks, r.bytes,
+                 to_string(r.engine), r.placement, r.runs, quoted(r.refused));
+    else
+      fmt::print("{},{},{},{},{},{},{},{},{},{},{:.9g},{},{},{:.9g},{},{},{},{},\n", to_string(r.collective), r.algorithm,
+                 r.ranks, r.bytes, to_string(r.engine), r.placement, r.segments, r.channels, r.protocol.name, r.transfers,
+                 r.time_s, rate(r.algbw_GBps, r.ranks), rate(r.busbw_GBps, r.ranks), r.lower_bound_s,
+                 optional(r.closed_form_s), optional(r.analytic_s), r.winner ? 1 : 0, r.runs);
 }
 
 // nccl-tests' layout: one line per size, so the fastest of the algorithms asked (the winner).
@@ -407,6 +421,7 @@ void run(const PredictOptions& o) {
   r.run.verbose = o.verbose;
   r.on_note = [](const std::string& note) { fmt::print(stderr, "collsim predict: {}\n", one_line(note)); };
   r.streaming = o.stream;
+  r.refusals_in_rows = true;  // "all": what cannot run here says so in its row, the rest answer
   if (o.schedule.given()) r.schedule = proved_schedule(o.schedule, r);
   FlowOutputs flow(o, cluster, r);
   std::vector<PredictionRecord> records;
@@ -444,6 +459,7 @@ void run(const PredictOptions& o) {
       std::vector<std::string> details;  // of the runs shown, in their order
       if (o.detail)
         for (const PredictionRecord& rec : records) {
+          if (!rec.refused.empty()) continue;  // no run to detail
           // the row's own name ("nccl (ring) 1G, ll"), so that no two titles are the same
           const bool named_protocol =
               o.protocol != simple_protocol() || rec.protocol != simple_protocol() || rec.runs != rec.algorithm;
@@ -460,7 +476,7 @@ void run(const PredictOptions& o) {
       nlohmann::json out = nlohmann::json::array();
       for (std::size_t i = 0; i < records.size(); ++i) {
         out.push_back(to_json(records[i]));
-        if (o.detail) out.back()["detail"] = flow.json.at(flow.run_of(records[i]));
+        if (o.detail && records[i].refused.empty()) out.back()["detail"] = flow.json.at(flow.run_of(records[i]));
       }
       std::cout << out.dump(2) << '\n';
       break;
@@ -507,7 +523,8 @@ void add_predict_command(CLI::App& app) {
       ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
   add_collective_option(*cmd, o.collective);
   add_algo_option(*cmd, o.algo,
-                  "Algorithm names (comma-separated), 'all', 'auto' (fastest per size), or among the names 'nccl' (what "
+                  "Algorithm names (comma-separated), 'all' (one that cannot run here at a size says why in its row; "
+                  "the others answer), 'auto' (fastest per size), or among the names 'nccl' (what "
                   "NCCL would run: the fastest of ring and nccl-tree with every protocol, and where the switches reduce of "
                   "nvls, nvls-tree and collnet with Simple)")
       ->capture_default_str();
@@ -535,7 +552,7 @@ void add_predict_command(CLI::App& app) {
                                {"--algo", "--collective", "--segments", "--channels"});
   add_choice_option(*cmd, "--stream", o.stream,
                     {{"auto", Streaming::when_large}, {"always", Streaming::always}, {"never", Streaming::never}},
-                  fmt::format("Flow engine, ring and hierarchical-ring: run the schedule as a stream, not held (memory: "
+                  fmt::format("Flow engine, ring, hierarchical-ring and bruck: run the schedule as a stream, not held (memory: "
                               "a window of the run; same times; no analytic column, --detail or --trace). auto: where "
                               "held it would be large, more than {:.0e} transfers (about {:.1f} GB), or too large to "
                               "hold, unless --detail or --trace ask for it held (the ring: one channel only); always: "

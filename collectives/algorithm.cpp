@@ -111,7 +111,7 @@ ScheduleRequest one_channel(const AlgorithmEntry& algorithm, const ScheduleReque
 ScheduleSize estimated_size(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   const ScheduleSize one = algorithm.size_bound(one_channel(algorithm, request));
   const double c = channels_of(request);
-  return {c * one.transfers, c * one.elements, c * one.element_visits, c * one.dependencies};
+  return {c * one.transfers, c * one.elements, c * one.element_visits, c * one.dependencies, c * one.in_flight};
 }
 
 void check_schedule_fits(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {

@@ -40,6 +40,10 @@ struct ScheduleSize {
   double elements = 0;
   double element_visits = 0;
   double dependencies = 0;
+  // The most transfers that can be in flight at once, where an algorithm posts many without
+  // waiting (linear all-to-all: all of them); 0 where it keeps few (a step's worth). The
+  // contention engines bound it (sim/prediction.cpp, kMaxFlowsInFlight).
+  double in_flight = 0;
 };
 using SizeBound = ScheduleSize (*)(const ScheduleRequest&);
 // A pipelined algorithm's segment count when the request leaves it at 0.

@@ -83,4 +83,10 @@ std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& request);
 // more transfers than ids.
 std::unique_ptr<TransferStream> stream_hierarchical_ring(const ScheduleRequest& request);
 
+// Bruck all-to-all (algorithm "bruck"), streamed as its messages alone (algorithms/bruck.cpp,
+// the entry's `stream`): its local copies, free in every engine, are folded into the
+// messages' dependencies, so it tells fewer transfers than the held schedule, at the same
+// times (none where a block is empty: fewer bytes than ranks). Throws Error for other collectives.
+std::unique_ptr<TransferStream> stream_bruck(const ScheduleRequest& request);
+
 }  // namespace collsim

@@ -155,8 +155,23 @@ void require_switches(const PredictionRequest& r, const std::string& name) {
   r.topology->require_reducers(a.name, !fabric || r.cost.ranks_per_node > 1, fabric);
 }
 
+bool every_algorithm(const PredictionRequest& r) {
+  return r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
+}
+
+// Why `algorithm` cannot run at `bytes` here (holding_for's refusal), "" where it can.
+std::string refusal(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
+  try {
+    holding_for(r, algorithm, bytes);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Named algorithms must fit, held or streamed, at every size, checked before any runs (holding_for
-// says why not); "all" and "auto" leave out, with a note, those that cannot run at some size.
+// says why not); "all" and "auto" leave out, with a note, those that cannot run at some size, or
+// with refusals_in_rows keep them for predict to refuse in their rows.
 std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string> names = expand_with_nccl(r);
@@ -169,13 +184,18 @@ std::vector<std::string> expand_algorithms(const PredictionRequest& r) {
   }
   std::vector<std::string> names =
       expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node, switches_reduce(r));
-  const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
-  if (!every) {
+  if (!every_algorithm(r)) {
     for (const std::string& name : names) {
       require_switches(r, name);
       for (std::uint64_t bytes : r.sizes) holding_for(r, name, bytes);
     }
     return names;
+  }
+  if (r.refusals_in_rows) {  // every name keeps its rows, refused where it cannot run (predict)
+    for (const std::string& name : names)
+      for (std::uint64_t bytes : r.sizes)
+        if (refusal(r, name, bytes).empty()) return names;
+    names.clear();  // none answers anywhere: predict says so
   }
   std::erase_if(names, [&](const std::string& name) {
     for (std::uint64_t bytes : r.sizes)
@@ -417,6 +437,34 @@ PredictionRecord predict_schedule(const PredictionRequest& r) {
   return rec;
 }
 
+// Throws Error where `a` keeps more transfers in flight than a contention engine shares in
+// minutes (kMaxFlowsInFlight).
+void check_flows_fit(const PredictionRequest& r, const AlgorithmEntry& a, const ScheduleRequest& sr) {
+  const double in_flight = estimated_size(a, sr).in_flight;
+  if (!find_engine(r.engine).contention || in_flight <= kMaxFlowsInFlight) return;
+  throw Error(fmt::format("{} keeps {:.3g} M transfers in flight at once, more than the {} engine shares in minutes "
+                          "(at most {:.0e}: each start and end re-shares them); --engine analytic prices it without "
+                          "contention",
+                          a.name, in_flight / 1e6, to_string(r.engine), kMaxFlowsInFlight));
+}
+
+// A row of "all" for an algorithm that cannot run at `bytes` (refusals_in_rows).
+PredictionRecord refused_record(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes,
+                                const std::string& why) {
+  PredictionRecord rec = record_for(r, r.protocol.value_or(simple_protocol()), algorithm, bytes);
+  rec.refused = why;
+  return rec;
+}
+
+// For "no algorithm can run": each one's refusal at the first size.
+std::string refusals_of_every(const PredictionRequest& r) {
+  std::vector<std::string> out;
+  for (const std::string& name :
+       expand_algorithm_names(r.algorithms, r.collective, r.ranks, r.cost.ranks_per_node, switches_reduce(r)))
+    out.push_back(fmt::format("{}: {}", name, refusal(r, name, r.sizes.front())));
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
 // Whether `algorithm` would run as a stream under the default policy (Streaming::when_large).
 bool streams_by_default(const PredictionRequest& r, std::string_view algorithm, std::uint64_t bytes) {
   PredictionRequest by_default = r;
@@ -437,6 +485,7 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
   const AlgorithmEntry& a = find_algorithm(algorithm);
   const ScheduleRequest sr = schedule_request(r, a, bytes);
   check_channels(a, sr);
+  check_flows_fit(r, a, sr);
   const std::string why_not = why_not_streamed(r, algorithm, sr);
   const bool can_stream = r.streaming != Streaming::never && why_not.empty();
   if (can_stream && (r.streaming == Streaming::always || estimated_size(a, sr).transfers > kStreamAboveTransfers))
@@ -537,8 +586,8 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
   if (r.schedule) return {predict_schedule(r)};
   const std::vector<std::string> names = expand_algorithms(r);
   if (names.empty())
-    throw Error(fmt::format("no algorithm can run {} on {} ranks here (each left out above says why); give fewer --ranks",
-                            to_string(r.collective), r.ranks));
+    throw Error(fmt::format("no algorithm can run {} on {} ranks here ({}); give fewer --ranks", to_string(r.collective),
+                            r.ranks, r.refusals_in_rows ? refusals_of_every(r) : "each left out above says why"));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
 
   std::vector<PredictionRecord> records;
@@ -548,10 +597,17 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
     for (const std::string& a : names) {
       if (progress) progress({a, bytes, started, r.sizes.size() * names.size()});
       ++started;
-      records.push_back(predict_one(r, a, bytes));
+      const std::string refused = r.refusals_in_rows && every_algorithm(r) ? refusal(r, a, bytes) : "";
+      records.push_back(refused.empty() ? predict_one(r, a, bytes) : refused_record(r, a, bytes, refused));
     }
-    auto best = std::min_element(records.begin() + first, records.end(),
-                                 [](const PredictionRecord& x, const PredictionRecord& y) { return x.time_s < y.time_s; });
+    // The fastest of those that answered (at least one did at some size: expand_algorithms).
+    auto best = std::min_element(records.begin() + first, records.end(), [](const PredictionRecord& x, const PredictionRecord& y) {
+      return x.refused.empty() && (!y.refused.empty() || x.time_s < y.time_s);
+    });
+    if (best == records.end() || !best->refused.empty()) {
+      if (only_winners) records.resize(first);
+      continue;
+    }
     best->winner = true;
     if (only_winners) {
       PredictionRecord keep = *best;
@@ -583,6 +639,10 @@ nlohmann::json to_json(const PredictionRecord& r) {
                       {"winner", r.winner},
                       {"streamed", r.streamed}};
   if (r.ranks <= 1) j["algbw_GBps"] = j["busbw_GBps"] = nullptr;  // on one rank nothing moves
+  if (!r.refused.empty()) {  // no run: no times
+    j["refused"] = r.refused;
+    for (const char* key : {"time_s", "algbw_GBps", "busbw_GBps", "lower_bound_s", "transfers"}) j[key] = nullptr;
+  }
   j["closed_form_s"] = r.closed_form_s ? nlohmann::json(*r.closed_form_s) : nlohmann::json(nullptr);
   if (r.analytic_s) j["analytic_s"] = *r.analytic_s;
   if (!r.short_of_channels.empty()) j["short_of_channels"] = r.short_of_channels;

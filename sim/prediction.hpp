@@ -57,6 +57,9 @@ struct PredictionRecord {
   // row's own, and for "nccl" and "auto" every candidate's behind the choice. Not like for
   // like with runs in more channels, so the table marks the row.
   std::vector<std::string> short_of_channels;
+  // A row of "all" or "auto" for an algorithm that cannot run here at this size
+  // (PredictionRequest::refusals_in_rows): why not, the guard's message; no times.
+  std::string refused;
 };
 
 // --algo nccl: what NCCL would run. Of collsim's algorithms, those NCCL has (its Ring: ring,
@@ -68,7 +71,7 @@ struct PredictionRecord {
 inline constexpr std::string_view kNcclChoice = "nccl";
 std::vector<std::string_view> nccl_candidates(Collective collective);
 
-// Whether a schedule that has a stream (ring, hierarchical-ring) runs streamed on the flow
+// Whether a schedule that has a stream (ring, hierarchical-ring, bruck) runs streamed on the flow
 // engine (PredictionRequest::streaming, `predict --stream`).
 enum class Streaming {
   when_large,  // where the held schedule would be large (kStreamAboveTransfers) or not fit at all
@@ -82,6 +85,14 @@ enum class Streaming {
 // ring: docs/performance.md, "16,384 H100s from the CLI").
 inline constexpr double kStreamAboveTransfers = 1e7;
 inline constexpr double kHeldBytesPerTransfer = 110;
+
+// The most transfers an algorithm may keep in flight at once (ScheduleSize::in_flight) on a
+// contention engine, which shares every flow max-min: each start and end re-rates the flows it
+// reaches, all of them where every flow crosses every rank's links (an all-to-all posted at
+// once), so the work grows about as the square of the flows. Measured (docs/performance.md,
+// "All-to-all on every preset", 2 shared cores at load 11): linear all-to-all with 331 K flows
+// at once (576 ranks) takes 35 s; with 4.2 M and 5.3 M (2,048 and 2,304) not done in 300 s.
+inline constexpr double kMaxFlowsInFlight = 5e5;
 
 struct PredictionRequest {
   Collective collective = Collective::allreduce;
@@ -119,6 +130,10 @@ struct PredictionRequest {
   // Notes for the user, e.g. an algorithm "all" left out because it would not fit.
   std::function<void(const std::string&)> on_note;
   Streaming streaming = Streaming::when_large;
+  // "all" and "auto": an algorithm that cannot run at a size answers a refused row there
+  // (PredictionRecord::refused, the table's and the outputs') instead of being left out with a
+  // note, so the others still answer (`predict`'s choice); with none to answer, Error as before.
+  bool refusals_in_rows = false;
   // The collective library's runtime (sim/runtime.hpp): none prices the links alone.
   CollectiveRuntime runtime = CollectiveRuntime::none;
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
@@ -159,7 +174,8 @@ Holding holding_for(const PredictionRequest& request, std::string_view algorithm
 
 // Algorithms "all" and "auto" expand to every algorithm that implements the collective and
 // can run on these ranks (hierarchical-ring needs whole nodes) and whose schedule fits in
-// memory, held or streamed (holding_for; the others are named through on_note). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
+// memory, held or streamed (holding_for; the others are named through on_note, or with
+// refusals_in_rows answer refused rows). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
 // cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
 // Which run starts, and how many there are (for a progress line).
 struct PredictionStep {

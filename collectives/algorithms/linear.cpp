@@ -22,6 +22,13 @@ Schedule linear(const ScheduleRequest& request) {
   return std::move(builder).build();
 }
 
+// The direct size, every message in flight at once.
+ScheduleSize linear_size(const ScheduleRequest& r) {
+  ScheduleSize size = alltoall_direct_size(r);
+  size.in_flight = size.transfers > 0 ? double(r.ranks) * (r.ranks - 1) : 0;
+  return size;
+}
+
 // Under one port, as pairwise: (P-1)(a + B b), B = floor(N / P).
 std::optional<double> linear_time(Collective, Rank ranks, double n, const CostModel& cost, std::uint32_t) {
   const auto t = closed_forms::uniform(cost, ranks, n);
@@ -36,7 +43,7 @@ AlgorithmEntry linear_entry() {
           .summary = "all-to-all: every rank posts its P-1 blocks at once (NCCL's ncclAllToAll)",
           .collectives = {Collective::alltoall},
           .generate = linear,
-          .size_bound = alltoall_direct_size,
+          .size_bound = linear_size,
           .closed_form = linear_time};
 }
 

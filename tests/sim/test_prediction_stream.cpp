@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "collectives/partition.hpp"
 #include "collectives/transfer_stream.hpp"
 #include "sim/flow_engine.hpp"
 #include "sim/flow_shortcut.hpp"
@@ -313,4 +314,58 @@ TEST_CASE("the size guard refuses what neither holds nor streams, and says what 
   PredictionRequest always = big("two-tree", "flow");
   always.streaming = Streaming::always;
   REQUIRE(holding_for(always, "two-tree", gib) == Holding::held);
+}
+
+// Bruck's stream tells its messages alone (its local copies are free): fewer transfers than the
+// held schedule, the same time, rank finishes and link bytes, on 2..33 ranks (powers of two and
+// not, one byte per block and several), with and without shared links.
+TEST_CASE("a streamed bruck all-to-all predicts the held one's time, rank finishes and link bytes") {
+  for (const auto& [fabric, endpoints] : std::vector<std::pair<std::string, Rank>>{
+           {"{kind: xgft, m: [4, 4], w: [1, 4], link: l}", 16},                       // full bisection
+           {"{kind: star, endpoints: 40, link: l, backplane_Bps: 3.0e+9}", 40},       // every flow shares the backplane
+           {"{kind: xgft, m: [6, 6], w: [1, 2], link: l}\nplacement: {kind: random, seed: 3}", 36}})  // some share
+    for (Rank p : {2u, 3u, 5u, 8u, 9u, 12u, 16u, 17u, 33u}) {
+      if (p > endpoints) continue;
+      const ClusterConfig c = cluster(fabric, endpoints);
+      for (std::uint64_t bytes : {std::uint64_t(p), std::uint64_t(1 << 20) + 7}) {
+        INFO(fabric << ", " << p << " ranks, " << bytes << " bytes");
+        ScheduleRequest r;
+        r.collective = Collective::alltoall;
+        r.ranks = p;
+        r.bytes = bytes;
+        const auto stream = stream_bruck(r);
+        REQUIRE(stream->size() == std::uint64_t(p) * ceil_log2(p));
+        const FlowResult held = run_flow(generate_schedule("bruck", r), *c.topology, c.cost.gamma_s_per_byte);
+        const FlowResult streamed = run_flow(*stream, *c.topology, c.cost.gamma_s_per_byte);
+        REQUIRE(streamed.time_s == Approx(held.time_s).epsilon(1e-12));
+        REQUIRE(streamed.rank_finish_s.size() == held.rank_finish_s.size());
+        for (std::size_t k = 0; k < held.rank_finish_s.size(); ++k)
+          REQUIRE(streamed.rank_finish_s[k] == Approx(held.rank_finish_s[k]).epsilon(1e-12));
+        for (std::size_t l = 0; l < held.links.size(); ++l) REQUIRE(streamed.links[l].bytes == held.links[l].bytes);
+      }
+    }
+}
+
+TEST_CASE("predict streams bruck where it is large or asked, at the held time, and empty blocks send nothing") {
+  const ClusterConfig c = cluster("{kind: star, endpoints: 12, link: l, backplane_Bps: 3.0e+9}", 12);
+  PredictionRequest held = request(c, "bruck", {(1 << 20) + 7});
+  held.collective = Collective::alltoall;
+  PredictionRequest streamed = held;
+  streamed.streaming = Streaming::always;
+  REQUIRE(holding_for(held, "bruck", 1 << 20) == Holding::held);
+  REQUIRE(holding_for(streamed, "bruck", 1 << 20) == Holding::streamed);
+  const PredictionRecord h = predict(held)[0], s = predict(streamed)[0];
+  REQUIRE(s.streamed);
+  REQUIRE(s.time_s == Approx(h.time_s).epsilon(1e-12));
+  REQUIRE(s.transfers == 12 * 4);  // the messages alone
+  PredictionRequest large = big("bruck", "flow");
+  large.collective = Collective::alltoall;
+  REQUIRE(holding_for(large, "bruck", 1 << 20) == Holding::streamed);  // 2.1 G transfers held
+  ScheduleRequest empty;
+  empty.collective = Collective::alltoall;
+  empty.ranks = 12;
+  empty.bytes = 11;
+  REQUIRE(stream_bruck(empty)->size() == 0);
+  REQUIRE(stream_bruck(empty)->roots().empty());
+  REQUIRE(generate_schedule("bruck", empty).size() == 0);
 }

@@ -58,6 +58,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
       algorithms::linear_entry(),
       algorithms::pairwise_entry(),
       algorithms::bruck_entry(),
+      algorithms::rail_alltoall_entry(),
   };
   return table;
 }

@@ -70,7 +70,7 @@ ChunkId where_before(const AlltoallBlocks& blocks, const std::vector<StepBuffers
 
 Schedule bruck(const ScheduleRequest& request) {
   const Rank p = request.ranks;
-  AlltoallBlocks blocks(request, "bruck", staging_bytes(request));
+  AlltoallBlocks blocks(request, "bruck", BlockSizes::equal, staging_bytes(request));
   const std::vector<StepBuffers> steps = lay_out_steps(blocks, p);
   ScheduleBuilder builder(blocks.info(), blocks.chunks());
   for (Rank r = 0; r < p; ++r) blocks.copy_own_block(builder, r, 0);

@@ -40,7 +40,7 @@ class RailStaging {
     return blocks_.table().intern({blocks_.staging_offset() + node * g_ * blocks_.block_bytes(), g_ * blocks_.block_bytes()});
   }
   ChunkId received_from(Rank node) const {
-    const ByteRange first = alltoall_receive_block(blocks_.info(), node * g_);
+    const ByteRange first = alltoall_receive_block(blocks_.info(), 0, node * g_);
     return blocks_.table().intern({first.offset, g_ * blocks_.block_bytes()});
   }
 
@@ -63,7 +63,7 @@ void check_node_aligned(const ScheduleRequest& request) {
 Schedule rail_alltoall(const ScheduleRequest& request) {
   check_node_aligned(request);
   const Rank p = request.ranks, g = request.ranks_per_node, m = p / g;
-  AlltoallBlocks blocks(request, "rail-alltoall", std::uint64_t(p) * (request.bytes / p));
+  AlltoallBlocks blocks(request, "rail-alltoall", BlockSizes::equal, std::uint64_t(p) * (request.bytes / p));
   const RailStaging staging(blocks, g);
   // Every chunk interned before the builder copies the table.
   std::vector<ChunkId> slot(std::size_t(p) * g), slots_for(m), received_from(m);

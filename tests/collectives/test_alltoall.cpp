@@ -49,11 +49,11 @@ TEST_CASE("alltoall's blocks: floor(N / P) bytes, the receive buffer after the d
   info.ranks = 4;
   info.bytes = 1003;
   CHECK(alltoall_block_bytes(info) == 250);
-  CHECK(alltoall_send_block(info, 3) == ByteRange{750, 250});
-  CHECK(alltoall_receive_block(info, 1) == ByteRange{1003 + 250, 250});
+  CHECK(alltoall_send_block(info, 0, 3) == ByteRange{750, 250});
+  CHECK(alltoall_receive_block(info, 2, 1) == ByteRange{1003 + 250, 250});
   const std::vector<ExpectedOutput> out = expected_output(info, 2);
   REQUIRE(out.size() == 4);
-  CHECK(out[1].range == alltoall_receive_block(info, 1));
+  CHECK(out[1].range == alltoall_receive_block(info, 2, 1));
   CHECK(out[1].source == 1);
   CHECK(out[1].source_offset == 500);  // rank 1's block for rank 2
 }

@@ -45,7 +45,7 @@ ScheduleRequest explained_request(const ExplainOptions& o, const ClusterConfig* 
   if (cluster)
     ride_mesh_rings(*cluster, o.schedule.algorithm, r.collective, r.ranks, r.ranks_per_node, r.channels,
                     r.channel_orders);
-  if (o.schedule.bytes.empty()) r.bytes = teaching_bytes(r);
+  if (o.schedule.bytes.empty() && o.schedule.matrix.empty()) r.bytes = teaching_bytes(r);  // a matrix sets its own
   return r;
 }
 

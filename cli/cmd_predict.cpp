@@ -42,6 +42,7 @@ struct PredictOptions {
   std::uint64_t placement_seed = 1;
   std::string trace;
   BroughtSchedule schedule;  // --schedule FILE: the user's schedule instead of --algo/--bytes
+  std::string matrix;        // --matrix FILE: alltoall's bytes per pair, instead of --bytes
   Streaming stream = Streaming::when_large;
   std::optional<Protocol> protocol = simple_protocol();  // none: auto
   bool detail = false;
@@ -398,7 +399,21 @@ std::shared_ptr<const Schedule> proved_schedule(const BroughtSchedule& brought, 
   std::shared_ptr<const Schedule> schedule = load_brought_schedule(brought);
   r.collective = schedule->info().collective;
   r.sizes = {schedule->info().bytes};
+  r.pair_bytes = schedule->info().pair_bytes;
   return schedule;
+}
+
+// --matrix FILE: the one size is the largest row's, the ranks the run's.
+void sized_by_matrix(PredictionRequest& r, const std::string& file, Format format) {
+  if (format == Format::nccl_tests)
+    throw Error("--matrix: nccl-tests' alltoall_perf moves equal blocks, so an all-to-all-v has no nccl-tests line; "
+                "use --format table, csv or json");
+  ScheduleRequest sized;
+  sized.collective = r.collective;
+  sized.ranks = r.ranks;
+  with_matrix(sized, file);
+  r.pair_bytes = std::move(sized.pair_bytes);
+  r.sizes = {sized.bytes};
 }
 
 void run(const PredictOptions& o) {
@@ -411,6 +426,7 @@ void run(const PredictOptions& o) {
   r.collective = parse_collective(o.collective);
   r.algorithms = parse_name_list(o.algo, "algorithm");
   if (!o.bytes.empty()) r.sizes = parse_size_list(o.bytes);
+  if (!o.matrix.empty()) sized_by_matrix(r, o.matrix, o.format);
   if (o.format == Format::nccl_tests)  // whole float elements, said before anything runs
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.segments = o.segments;
@@ -531,6 +547,7 @@ void add_predict_command(CLI::App& app) {
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "
                    "nccl-tests' size column (for allgather the whole output, for reduce-scatter the whole input)");
+  add_matrix_option(*cmd, o.matrix)->excludes("--bytes");
   add_choice_option(*cmd, "-e,--engine", o.engine, engine_choices(), engine_help());
   add_choice_option(*cmd, "--ports", o.one_port, {{"one", true}, {"unlimited", false}},
                     "Analytic model: 'one' (one send + one receive per rank) or 'unlimited'");
@@ -549,7 +566,7 @@ void add_predict_command(CLI::App& app) {
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
   add_brought_schedule_options(*cmd, o.schedule, "predict instead of --algo, at its own collective and size",
-                               {"--algo", "--collective", "--segments", "--channels"});
+                               {"--algo", "--collective", "--segments", "--channels", "--matrix"});
   add_choice_option(*cmd, "--stream", o.stream,
                     {{"auto", Streaming::when_large}, {"always", Streaming::always}, {"never", Streaming::never}},
                   fmt::format("Flow engine, ring, hierarchical-ring and bruck: run the schedule as a stream, not held (memory: "

@@ -11,6 +11,8 @@
 
 #include "base/error.hpp"
 #include "base/units.hpp"
+#include "collectives/alltoall_matrix.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -178,7 +180,10 @@ void add_schedule_options(CLI::App& app, ScheduleOptions& o, bool bytes_required
   app.add_option("algorithm", o.algorithm, "Algorithm (collsim algorithms lists them)")->required(required);
   add_ranks_option(app, o.ranks, kMaxRanks)->required(required);
   add_collective_option(app, o.collective);
-  add_bytes_option(app, o.bytes, "Bytes per rank")->required(bytes_required);
+  CLI::Option* bytes = add_bytes_option(app, o.bytes, "Bytes per rank");
+  CLI::Option* matrix = add_matrix_option(app, o.matrix);
+  bytes->excludes(matrix);
+  o.bytes_required = bytes_required;
   add_segments_option(app, o.segments);
   add_ranks_per_node_option(app, o.ranks_per_node, kMaxRanks);
   add_channels_option(app, o.channels, "1");
@@ -189,12 +194,35 @@ ScheduleRequest ScheduleOptions::request(std::uint64_t default_bytes) const {
   ScheduleRequest r;
   r.collective = parse_collective(collective);
   r.ranks = ranks;
+  if (bytes_required && bytes.empty() && matrix.empty())
+    throw Error("--bytes is required (or --matrix FILE, an all-to-all-v's bytes per pair)");
   r.bytes = bytes.empty() ? default_bytes : one_size("--bytes", bytes);
   r.segments = segments;
   r.ranks_per_node = ranks_per_node;
   r.channels = channels;
   r.root = root;
+  if (!matrix.empty()) with_matrix(r, matrix);
   return r;
+}
+
+CLI::Option* add_matrix_option(CLI::App& app, std::string& file) {
+  return app.add_option("--matrix", file,
+                        "All-to-all-v: a CSV file of P rows x P columns, the bytes rank row sends to rank column (# "
+                        "comments, an optional header); with --collective alltoall, in place of --bytes");
+}
+
+void with_matrix(ScheduleRequest& r, const std::string& file) {
+  if (r.collective != Collective::alltoall)
+    throw Error(fmt::format("--matrix gives alltoall's bytes per pair, not {}'s; add --collective alltoall",
+                            to_string(r.collective)));
+  AlltoallMatrix m = read_alltoall_matrix(file);
+  if (r.ranks != 0 && r.ranks != m.ranks)
+    throw Error(fmt::format("{}: a matrix for {} ranks, but {} ranks run here (--ranks, or the cluster's); give --ranks "
+                            "{} or a {} x {} matrix",
+                            file, m.ranks, r.ranks, m.ranks, r.ranks, r.ranks));
+  r.ranks = m.ranks;
+  r.bytes = largest_row_bytes(m.pair_bytes, m.ranks);
+  r.pair_bytes = std::move(m.pair_bytes);
 }
 
 void add_mesh_options(CLI::App& app, ClusterSource& source, const std::string& shown) {

@@ -32,6 +32,11 @@ CLI::Option* add_ranks_option(CLI::App& app, std::vector<Rank>& ranks, Rank max,
 // -b,--bytes SIZES: bytes per rank, "4096", "64K", a list "1K,64M" or a range "1K:1G"
 // (K/M/G = 2^10/2^20/2^30). Parsed later with parse_size_list / one_size.
 CLI::Option* add_bytes_option(CLI::App& app, std::string& bytes, const std::string& help);
+// --matrix FILE (alltoall_matrix.hpp), and what it sets in a request: the ranks (checked against
+// --ranks where given), the bytes per pair and the data bytes (the largest row). Throws Error
+// for another collective than alltoall, a bad file or a matrix of other ranks.
+CLI::Option* add_matrix_option(CLI::App& app, std::string& file);
+void with_matrix(ScheduleRequest& r, const std::string& file);
 
 // -a,--algo NAMES: algorithm names, comma-separated, or a word from `words` ("all", "auto").
 CLI::Option* add_algo_option(CLI::App& app, std::string& algo, const std::string& help);
@@ -90,8 +95,8 @@ CLI::Option* add_choice_option(CLI::App& app, const std::string& name, T& target
 // The size given to a command that takes one (explain, schedule, check).
 std::uint64_t one_size(const std::string& option, const std::string& text);
 
-// The options that describe one schedule: ALGO --ranks --collective --bytes --segments
-// --ranks-per-node --root (explain, schedule, check).
+// The options that describe one schedule: ALGO --ranks --collective --bytes (or --matrix)
+// --segments --ranks-per-node --root (explain, schedule, check).
 struct ScheduleOptions {
   std::string algorithm;
   std::string collective = "allreduce";
@@ -101,10 +106,13 @@ struct ScheduleOptions {
   Rank ranks_per_node = 0;
   std::uint32_t channels = 0;
   Rank root = 0;
+  std::string matrix;  // --matrix FILE: alltoall's bytes per pair (all-to-all-v), in place of --bytes
+  bool bytes_required = false;  // --bytes or --matrix must be given
 
   ScheduleRequest request(std::uint64_t default_bytes) const;
 };
-// `required`: whether ALGO and --ranks must be given (check takes --file instead).
+// `required`: whether ALGO and --ranks must be given (check takes --file instead);
+// `bytes_required`: whether --bytes (or --matrix) must be.
 void add_schedule_options(CLI::App& app, ScheduleOptions& options, bool bytes_required, bool required = true);
 
 // --config FILE / --preset NAME beside a ring (explain, schedule, run; options only, no FILE

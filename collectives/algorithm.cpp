@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/algorithms/entries.hpp"
+#include "collectives/collective_spec.hpp"
 
 namespace collsim {
 
@@ -58,6 +59,7 @@ const std::vector<AlgorithmEntry>& algorithm_table() {
       algorithms::linear_entry(),
       algorithms::pairwise_entry(),
       algorithms::bruck_entry(),
+      algorithms::rail_alltoall_entry(),
   };
   return table;
 }
@@ -199,6 +201,8 @@ Schedule generate_schedule(std::string_view algorithm, const ScheduleRequest& re
   if (!entry.pipelined && request.segments > 1)
     throw Error(fmt::format("algorithm '{}' is not pipelined: --segments must be 1", algorithm));
   check_channels(entry, request);
+  if (!request.pair_bytes.empty())
+    check_pair_bytes(request.pair_bytes, request.collective, request.ranks, request.bytes);
   check_schedule_fits(entry, request);
   ScheduleRequest r = request;
   r.segments = segments_for(entry, request);
@@ -217,6 +221,7 @@ ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm
   info.root = request.root;
   info.segments = request.segments;
   info.ranks_per_node = request.ranks_per_node;
+  info.pair_bytes = request.pair_bytes;
   return info;
 }
 

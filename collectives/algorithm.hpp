@@ -27,6 +27,9 @@ struct ScheduleRequest {
   // ranks rotated (algorithms::channel_order).
   std::vector<std::vector<Rank>> channel_orders;
   Rank root = 0;                     // broadcast, reduce
+  // Alltoall's bytes per pair (ScheduleInfo::pair_bytes, all-to-all-v); empty: N / P each. With
+  // it, `bytes` is at least the largest row's sum (a rank's data buffer).
+  std::vector<std::uint64_t> pair_bytes;
 };
 
 using Generator = Schedule (*)(const ScheduleRequest&);

@@ -330,7 +330,7 @@ void validate_structure(const Schedule& s) {
     throw Error(fmt::format("schedule names {} switch reducers, more than the {} allowed", info.reducers, kMaxRanks));
   if (info.collective == Collective::alltoall && info.scratch_bytes < alltoall_receive_bytes(info))
     throw Error(fmt::format("alltoall schedule has {} scratch bytes, fewer than the {} of its receive buffer (P blocks "
-                            "of N / P bytes after the data)", info.scratch_bytes, alltoall_receive_bytes(info)));
+                            "from every rank after the data)", info.scratch_bytes, alltoall_receive_bytes(info)));
   const std::uint64_t space = info.address_space();
   for (std::size_t c = 0; c < s.chunks().size(); ++c) {
     const ByteRange r = s.chunks()[c];

@@ -90,6 +90,23 @@ std::optional<double> closed_form_time(std::string_view algorithm, Collective co
   return entry.closed_form(collective, ranks, double(bytes), cost, segments_for(entry, request));
 }
 
+double alltoallv_lower_bound(const std::vector<std::uint64_t>& pair_bytes, Rank ranks, const CostModel& cost,
+                             Ports ports) {
+  std::vector<std::uint64_t> sent(ranks, 0), received(ranks, 0);
+  for (Rank from = 0; from < ranks; ++from)
+    for (Rank to = 0; to < ranks; ++to)
+      if (from != to) {
+        sent[from] += pair_bytes[std::size_t(from) * ranks + to];
+        received[to] += pair_bytes[std::size_t(from) * ranks + to];
+      }
+  const std::uint64_t busiest = std::max(*std::max_element(sent.begin(), sent.end()),
+                                         *std::max_element(received.begin(), received.end()));
+  if (busiest == 0) return 0;
+  const double a = std::min(cost.inter_node.alpha_s, cost.intra_node.alpha_s);
+  const double b = std::min(cost.inter_node.beta_s_per_byte, cost.intra_node.beta_s_per_byte);
+  return ports == Ports::unshared ? a : a + double(busiest) * b;
+}
+
 double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost, Ports ports,
                         bool switches_reduce) {
   const ResourceBounds b = resource_bounds(collective, ranks, bytes, cost, ports, switches_reduce);

@@ -16,6 +16,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "collectives/cost_model.hpp"
 
@@ -74,5 +75,10 @@ enum class Ports : std::uint8_t { one, none, unshared };
 // start-ups no longer add up either), and no rank need reduce.
 double lower_bound_time(Collective collective, Rank ranks, std::uint64_t bytes, const CostModel& cost,
                         Ports ports = Ports::one, bool switches_reduce = false);
+// All-to-all-v's (a size per pair, ScheduleInfo::pair_bytes): one start-up, then the bytes the
+// busiest rank sends to or receives from the others, at the cheaper link class (without ports:
+// the start-up alone); 0 when no byte leaves its rank.
+double alltoallv_lower_bound(const std::vector<std::uint64_t>& pair_bytes, Rank ranks, const CostModel& cost,
+                             Ports ports);
 
 }  // namespace collsim

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+
 namespace collsim {
 namespace {
 
@@ -45,21 +49,77 @@ const CollectiveSpec& spec_of(Collective collective) {
 
 std::uint64_t alltoall_block_bytes(const ScheduleInfo& info) { return info.bytes / info.ranks; }
 
+std::uint64_t alltoall_pair_bytes(const ScheduleInfo& info, Rank from, Rank to) {
+  if (info.pair_bytes.empty()) return alltoall_block_bytes(info);
+  return info.pair_bytes[std::size_t(from) * info.ranks + to];
+}
+
 bool moves_nothing(Collective collective, Rank ranks, std::uint64_t bytes) {
   return bytes == 0 || (spec_of(collective).whole_blocks && bytes < ranks);
 }
 
-ByteRange alltoall_send_block(const ScheduleInfo& info, Rank to) {
-  const std::uint64_t b = alltoall_block_bytes(info);
-  return {to * b, b};
+ByteRange alltoall_send_block(const ScheduleInfo& info, Rank from, Rank to) {
+  if (info.pair_bytes.empty()) {
+    const std::uint64_t b = alltoall_block_bytes(info);
+    return {to * b, b};
+  }
+  std::uint64_t offset = 0;
+  for (Rank c = 0; c < to; ++c) offset += alltoall_pair_bytes(info, from, c);
+  return {offset, alltoall_pair_bytes(info, from, to)};
 }
 
-ByteRange alltoall_receive_block(const ScheduleInfo& info, Rank from) {
-  const std::uint64_t b = alltoall_block_bytes(info);
-  return {info.bytes + from * b, b};
+ByteRange alltoall_receive_block(const ScheduleInfo& info, Rank at, Rank from) {
+  if (info.pair_bytes.empty()) {
+    const std::uint64_t b = alltoall_block_bytes(info);
+    return {info.bytes + from * b, b};
+  }
+  std::uint64_t offset = info.bytes;
+  for (Rank c = 0; c < from; ++c) offset += alltoall_pair_bytes(info, c, at);
+  return {offset, alltoall_pair_bytes(info, from, at)};
 }
 
-std::uint64_t alltoall_receive_bytes(const ScheduleInfo& info) { return alltoall_block_bytes(info) * info.ranks; }
+std::uint64_t alltoall_receive_bytes(const ScheduleInfo& info) {
+  if (info.pair_bytes.empty()) return alltoall_block_bytes(info) * info.ranks;
+  std::uint64_t most = 0;
+  for (Rank at = 0; at < info.ranks; ++at) {
+    std::uint64_t column = 0;
+    for (Rank from = 0; from < info.ranks; ++from) column += alltoall_pair_bytes(info, from, at);
+    most = std::max(most, column);
+  }
+  return most;
+}
+
+std::uint64_t largest_row_bytes(const std::vector<std::uint64_t>& pair_bytes, Rank ranks) {
+  std::uint64_t most = 0;
+  for (std::size_t row = 0; ranks > 0 && row < pair_bytes.size() / ranks; ++row) {
+    std::uint64_t sum = 0;
+    for (Rank c = 0; c < ranks; ++c) sum += pair_bytes[row * ranks + c];
+    most = std::max(most, sum);
+  }
+  return most;
+}
+
+void check_pair_bytes(const std::vector<std::uint64_t>& pair_bytes, Collective collective, Rank ranks,
+                      std::uint64_t bytes) {
+  if (collective != Collective::alltoall)
+    throw Error(fmt::format("sizes per pair (a matrix) belong to alltoall, not {}", to_string(collective)));
+  if (pair_bytes.size() != std::size_t(ranks) * ranks)
+    throw Error(fmt::format("a matrix of {} sizes does not fit {} ranks ({} x {} = {} sizes)", pair_bytes.size(), ranks,
+                            ranks, ranks, std::size_t(ranks) * ranks));
+  // Each row's sum is a rank's data buffer: bounded so that offsets never overflow.
+  constexpr std::uint64_t kMaxRowBytes = std::uint64_t(1) << 50;
+  for (Rank row = 0; row < ranks; ++row) {
+    std::uint64_t sum = 0;
+    for (Rank c = 0; c < ranks; ++c) {
+      const std::uint64_t b = pair_bytes[std::size_t(row) * ranks + c];
+      if (b > kMaxRowBytes || sum + b > kMaxRowBytes)
+        throw Error(fmt::format("rank {} sends more than 2^50 bytes in all: not a size any machine holds", row));
+      sum += b;
+    }
+    if (sum > bytes)
+      throw Error(fmt::format("rank {} sends {} bytes in all, more than its {} data bytes", row, sum, bytes));
+  }
+}
 
 std::vector<ExpectedOutput> expected_output(const ScheduleInfo& info, Rank rank) {
   const ByteRange data = info.data();
@@ -77,7 +137,7 @@ std::vector<ExpectedOutput> expected_output(const ScheduleInfo& info, Rank rank)
     case Output::root_everywhere: out.push_back(same_place(data, info.root)); break;
     case Output::exchanged_blocks:
       for (Rank b = 0; b < info.ranks; ++b)
-        out.push_back({alltoall_receive_block(info, b), b, alltoall_send_block(info, rank).offset});
+        out.push_back({alltoall_receive_block(info, rank, b), b, alltoall_send_block(info, b, rank).offset});
       break;
   }
   std::erase_if(out, [](const ExpectedOutput& e) { return e.range.bytes == 0; });
@@ -92,10 +152,12 @@ std::vector<ByteRange> output_bounds(const ScheduleInfo& info) {
       for (Rank b = 0; b < info.ranks; ++b) ranges.push_back(part_of(info.data(), info.ranks, b));
       break;
     case Output::exchanged_blocks:
-      for (Rank b = 0; b < info.ranks; ++b) {
-        ranges.push_back(alltoall_send_block(info, b));
-        ranges.push_back(alltoall_receive_block(info, b));
-      }
+      // Equal blocks: rank 0's bounds are every rank's. A size per pair: every rank's blocks.
+      for (Rank r = 0; r < (info.pair_bytes.empty() ? 1 : info.ranks); ++r)
+        for (Rank b = 0; b < info.ranks; ++b) {
+          ranges.push_back(alltoall_send_block(info, r, b));
+          ranges.push_back(alltoall_receive_block(info, r, b));
+        }
       break;
     default: break;
   }

@@ -50,18 +50,27 @@ struct CollectiveSpec {
 const std::vector<CollectiveSpec>& collective_table();
 const CollectiveSpec& spec_of(Collective collective);
 
-// The alltoall layout: P blocks of floor(N / P) bytes (nccl-tests' alltoall_perf also rounds
-// its count down to a multiple of P); block b of rank r's data goes to rank b, which receives
-// it in block r of its receive buffer, the first P blocks of its scratch from N on (alltoall
-// is out of place, as MPI_Alltoall and ncclAllToAll are).
-std::uint64_t alltoall_block_bytes(const ScheduleInfo& info);
-ByteRange alltoall_send_block(const ScheduleInfo& info, Rank to);
-ByteRange alltoall_receive_block(const ScheduleInfo& info, Rank from);
+// The alltoall layout. Rank r's data holds its blocks for ranks 0..P-1 one after another; rank
+// b receives them in its receive buffer, in scratch from N on (alltoall is out of place, as
+// MPI_Alltoall and ncclAllToAll are), the block from rank r at the place of r. Blocks are
+// floor(N / P) bytes each (nccl-tests' alltoall_perf also rounds its count down to a multiple
+// of P), or with a size per pair (ScheduleInfo::pair_bytes, all-to-all-v: MPI_Alltoallv with
+// displacements packed in rank order) that pair's, N at least the largest row's sum.
+std::uint64_t alltoall_block_bytes(const ScheduleInfo& info);  // equal blocks: floor(N / P)
+std::uint64_t alltoall_pair_bytes(const ScheduleInfo& info, Rank from, Rank to);
+ByteRange alltoall_send_block(const ScheduleInfo& info, Rank from, Rank to);
+ByteRange alltoall_receive_block(const ScheduleInfo& info, Rank at, Rank from);
 // Whether a collective of N bytes on P ranks moves nothing (N = 0, or alltoall blocks of 0
 // bytes): its schedules are empty and every time, bound included, is 0.
 bool moves_nothing(Collective collective, Rank ranks, std::uint64_t bytes);
-// The scratch an alltoall schedule needs at least: its receive buffer.
+// The scratch an alltoall schedule needs at least: its largest receive buffer.
 std::uint64_t alltoall_receive_bytes(const ScheduleInfo& info);
+// Throws Error unless `pair_bytes` is a size per pair of an alltoall on P ranks whose every
+// row fits in N bytes.
+void check_pair_bytes(const std::vector<std::uint64_t>& pair_bytes, Collective collective, Rank ranks,
+                      std::uint64_t bytes);
+// The largest row's sum: the data bytes an all-to-all-v needs.
+std::uint64_t largest_row_bytes(const std::vector<std::uint64_t>& pair_bytes, Rank ranks);
 
 // One part of the postcondition: rank's `range` must hold, taken from `source_offset` on in
 // the sources' data, the input of `source` alone, or the sum of every rank's (kEveryRank).

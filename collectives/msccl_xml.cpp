@@ -700,6 +700,9 @@ std::string schedule_to_msccl_xml(const Schedule& schedule) {
     throw Error(fmt::format("{} is a {}: MSCCL's XML names no root, so collsim writes allreduce, allgather, "
                             "reduce-scatter and alltoall only",
                             info.algorithm, to_string(c)));
+  if (!info.pair_bytes.empty())
+    throw Error("an all-to-all-v (--matrix) has a size per pair; MSCCL's XML cuts buffers into equal chunks, so it is "
+                "written as JSON only (--format json)");
   if (c != Collective::allreduce && info.bytes % info.ranks != 0)
     throw Error(fmt::format("{} bytes do not cut into {} equal parts, which MSCCL's {} needs: give --bytes a multiple "
                             "of {}",

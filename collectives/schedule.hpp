@@ -85,6 +85,9 @@ struct ScheduleInfo {
   // empty: every node's ranks rotated (algorithms::channel_order).
   std::vector<std::vector<Rank>> channel_orders;
   Rank reducers = 0;                // in-network reducers, ids ranks .. ranks+reducers-1 (switches)
+  // Alltoall with a size per pair (all-to-all-v): P x P, row = the sender, column = the
+  // receiver (collective_spec.hpp lays the blocks out); empty: floor(N / P) bytes each.
+  std::vector<std::uint64_t> pair_bytes;
   friend bool operator==(const ScheduleInfo&, const ScheduleInfo&) = default;
 
   ByteRange data() const { return {0, bytes}; }

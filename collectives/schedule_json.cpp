@@ -11,6 +11,7 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "collectives/algorithm.hpp"
+#include "collectives/collective_spec.hpp"
 #include "collectives/algorithms/channels.hpp"
 #include "collectives/checker.hpp"
 
@@ -66,7 +67,7 @@ void only_keys(const json& object, std::initializer_list<std::string_view> keys,
 
 ScheduleInfo info_from_json(const json& j) {
   only_keys(j, {"format", "version", "collective", "algorithm", "ranks", "bytes", "scratch_bytes", "root", "segments",
-                "ranks_per_node", "channels", "channel_orders", "reducers", "chunks", "phases", "transfers"},
+                "ranks_per_node", "channels", "channel_orders", "reducers", "pair_bytes", "chunks", "phases", "transfers"},
             "the schedule");
   ScheduleInfo info;
   info.collective = parse_collective(string_field(j, "collective", "schedule"));
@@ -99,6 +100,14 @@ ScheduleInfo info_from_json(const json& j) {
       }
     }
     algorithms::check_channel_orders(info.channel_orders, info.ranks, info.channels);
+  }
+  // Optional (absent: equal blocks): alltoall's bytes per pair, row by row (all-to-all-v).
+  if (j.contains("pair_bytes")) {
+    for (const json& b : array_field(j, "pair_bytes", "schedule")) {
+      if (!is_whole_number(b)) throw Error(fmt::format("schedule JSON: pair_bytes holds {}, not a size", one_line(b.dump(), 60)));
+      info.pair_bytes.push_back(b.get<std::uint64_t>());
+    }
+    check_pair_bytes(info.pair_bytes, info.collective, info.ranks, info.bytes);
   }
   // Optional (absent: none): switch reducers, ids ranks .. ranks+reducers-1.
   info.reducers = j.contains("reducers") ? u32_field(j, "reducers", "schedule") : 0;
@@ -148,6 +157,7 @@ json schedule_to_json(const Schedule& s) {
   if (info.channels > 1) j["channels"] = info.channels;  // absent: 1, as in files written before channels
   if (!info.channel_orders.empty()) j["channel_orders"] = info.channel_orders;  // absent: rotated
   if (info.reducers > 0) j["reducers"] = info.reducers;  // absent: none, as in files without switches
+  if (!info.pair_bytes.empty()) j["pair_bytes"] = info.pair_bytes;  // absent: equal blocks
   json chunks = json::array();
   for (const ByteRange& c : s.chunks()) chunks.push_back({{"offset", c.offset}, {"bytes", c.bytes}});
   json phases = json::array();

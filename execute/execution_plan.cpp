@@ -34,6 +34,13 @@ Schedule in_elements(const Schedule& schedule) {
                             info.bytes, info.scratch_bytes));
   info.bytes /= kElementBytes;
   info.scratch_bytes /= kElementBytes;
+  for (std::uint64_t& pair : info.pair_bytes) {
+    if (pair % kElementBytes != 0)
+      throw Error(fmt::format("the all-to-all-v's size {} is not whole 4-byte floats, which the executors run: write "
+                              "every size in its matrix as a multiple of 4 bytes",
+                              pair));
+    pair /= kElementBytes;
+  }
   Schedule elements(info);
   for (std::size_t c = 0; c < schedule.chunks().size(); ++c) {
     const ByteRange chunk = schedule.chunks()[c];

@@ -47,6 +47,7 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   sr.bytes = bytes;
   sr.segments = algorithm.pipelined ? r.segments : 0;
   sr.ranks_per_node = r.cost.ranks_per_node;
+  sr.pair_bytes = r.pair_bytes;
   sr.channels = channels_for(r, algorithm.name);
   sr.channel_orders = mesh_channel_orders(r, algorithm, sr.channels);
   // The cluster's suggested channels (none asked) for a ring streamed (asked, or too large to
@@ -79,6 +80,7 @@ std::string why_not_streamed(const PredictionRequest& r, std::string_view algori
       if (e.stream) names.push_back(e.name);
     return fmt::format("only {} run as a stream, not {}", fmt::join(names, " and "), algorithm);
   }
+  if (!r.pair_bytes.empty()) return "an all-to-all-v (a size per pair) runs held only";
   if (!find_engine(r.engine).run_stream)
     return fmt::format("the {} engine needs the schedule held; the flow engine (--engine flow) streams it",
                        to_string(r.engine));
@@ -259,9 +261,10 @@ void fill_rates(PredictionRecord& rec, const PredictionRequest& r, const RunCost
   const bool switches_reduce = r.topology->has_reducers();
   const Ports ports = r.engine != EngineKind::analytic ? Ports::none : r.run.one_port ? Ports::one : Ports::unshared;
   // The runtime's fixed cost precedes every transfer of this run, whatever the network does.
-  rec.lower_bound_s = costs.fixed_s + lower_bound_time(r.collective, r.ranks, rec.bytes,
-                                                       lower_bound_model(costs, cheapest_model(costs, flat), ports),
-                                                       ports, switches_reduce);
+  const CostModel bound_model = lower_bound_model(costs, cheapest_model(costs, flat), ports);
+  rec.lower_bound_s = costs.fixed_s + (r.pair_bytes.empty() ? lower_bound_time(r.collective, r.ranks, rec.bytes,
+                                                                                bound_model, ports, switches_reduce)
+                                                             : alltoallv_lower_bound(r.pair_bytes, r.ranks, bound_model, ports));
 }
 
 PredictionRecord record_for(const PredictionRequest& r, const Protocol& protocol, const std::string& algorithm,
@@ -348,7 +351,7 @@ PredictionRecord price_held(const PredictionRequest& r, const RunCosts& costs, c
     rec.analytic_s = find_engine(EngineKind::analytic).run(schedule, costs, r.run, flow) + costs.fixed_s;
   fill_rates(rec, r, costs, flat);
   // The closed forms describe one instance; channels > 1 have none (docs/algorithms.md, Channels).
-  if (closed_form && !engine.contention && r.run.one_port && rec.channels == 1)
+  if (closed_form && !engine.contention && r.run.one_port && rec.channels == 1 && r.pair_bytes.empty())
     if (const std::optional<double> form = closed_form_time(algorithm, r.collective, r.ranks, bytes, flat, rec.segments))
       rec.closed_form_s = *form + costs.fixed_s;
   if (r.on_flow_run && engine.flow_details) r.on_flow_run(rec, schedule, flow);

@@ -99,6 +99,9 @@ struct PredictionRequest {
   std::vector<std::string> algorithms;  // names (and "nccl"), or the single name "all" / "auto"
   std::vector<std::uint64_t> sizes;
   Rank ranks = 1;
+  // Alltoall's bytes per pair (all-to-all-v, ScheduleInfo::pair_bytes); `sizes` is then the
+  // largest row's sum alone. Its runs have no closed form and a bound of their own.
+  std::vector<std::uint64_t> pair_bytes;
   // Only its gamma and ranks_per_node are read: the closed forms and the lower bound take the
   // topology's equivalent_cost_model (sim/cost_rule.hpp).
   CostModel cost;

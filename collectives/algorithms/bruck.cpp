@@ -74,7 +74,7 @@ ChunkId where_before(const AlltoallBlocks& blocks, const std::vector<StepBuffers
 
 Schedule bruck(const ScheduleRequest& request) {
   const Rank p = request.ranks;
-  AlltoallBlocks blocks(request, "bruck", staging_bytes(request));
+  AlltoallBlocks blocks(request, "bruck", BlockSizes::equal, staging_bytes(request));
   const std::vector<StepBuffers> steps = lay_out_steps(blocks, p);
   ScheduleBuilder builder(blocks.info(), blocks.chunks());
   for (Rank r = 0; r < p; ++r) blocks.copy_own_block(builder, r, 0);
@@ -126,7 +126,7 @@ class BruckStream final : public TransferStream {
  public:
   explicit BruckStream(const ScheduleRequest& r)
       : p_(r.ranks), steps_(ceil_log2(r.ranks)), block_(r.bytes / r.ranks),
-        info_(AlltoallBlocks(r, "bruck", staging_bytes(r)).info()) {
+        info_(AlltoallBlocks(r, "bruck", BlockSizes::equal, staging_bytes(r)).info()) {
     for (unsigned k = 0; k < steps_; ++k) moved_.push_back(moved_in_step(p_, k).size());
   }
 

@@ -29,6 +29,7 @@ AlgorithmEntry collnet_entry();
 AlgorithmEntry linear_entry();
 AlgorithmEntry pairwise_entry();
 AlgorithmEntry bruck_entry();
+AlgorithmEntry rail_alltoall_entry();
 
 // The ScheduleInfo every generator starts from.
 ScheduleInfo info_for(const ScheduleRequest& request, std::string_view algorithm);

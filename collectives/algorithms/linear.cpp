@@ -11,7 +11,7 @@ namespace collsim::algorithms {
 namespace {
 
 Schedule linear(const ScheduleRequest& request) {
-  const AlltoallBlocks blocks(request, "linear");
+  const AlltoallBlocks blocks(request, "linear", BlockSizes::any);
   ScheduleBuilder builder(blocks.info(), blocks.chunks());
   const Rank p = request.ranks;
   for (Rank r = 0; r < p; ++r) blocks.copy_own_block(builder, r, 0);

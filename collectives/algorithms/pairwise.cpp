@@ -13,7 +13,7 @@ namespace collsim::algorithms {
 namespace {
 
 Schedule pairwise(const ScheduleRequest& request) {
-  const AlltoallBlocks blocks(request, "pairwise");
+  const AlltoallBlocks blocks(request, "pairwise", BlockSizes::any);
   ScheduleBuilder builder(blocks.info(), blocks.chunks());
   const Rank p = request.ranks;
   for (Rank r = 0; r < p; ++r) blocks.copy_own_block(builder, r, 0);

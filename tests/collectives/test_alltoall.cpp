@@ -49,11 +49,11 @@ TEST_CASE("alltoall's blocks: floor(N / P) bytes, the receive buffer after the d
   info.ranks = 4;
   info.bytes = 1003;
   CHECK(alltoall_block_bytes(info) == 250);
-  CHECK(alltoall_send_block(info, 3) == ByteRange{750, 250});
-  CHECK(alltoall_receive_block(info, 1) == ByteRange{1003 + 250, 250});
+  CHECK(alltoall_send_block(info, 0, 3) == ByteRange{750, 250});
+  CHECK(alltoall_receive_block(info, 2, 1) == ByteRange{1003 + 250, 250});
   const std::vector<ExpectedOutput> out = expected_output(info, 2);
   REQUIRE(out.size() == 4);
-  CHECK(out[1].range == alltoall_receive_block(info, 1));
+  CHECK(out[1].range == alltoall_receive_block(info, 2, 1));
   CHECK(out[1].source == 1);
   CHECK(out[1].source_offset == 500);  // rank 1's block for rank 2
 }
@@ -111,4 +111,55 @@ TEST_CASE("an alltoall schedule without room for its receive buffer is refused",
   testing::Editable e = testing::take_apart(alltoall("linear", 4, 64));
   e.info.scratch_bytes = 32;
   CHECK_THROWS_WITH(check_schedule(testing::put_together(e)), Catch::Contains("receive buffer"));
+}
+
+TEST_CASE("rail-alltoall keeps every inter-node byte on one rail, in M-1 messages of G blocks per rank",
+          "[alltoall][rail-alltoall]") {
+  for (Rank g : {1u, 2u, 3u, 4u, 8u})
+    for (Rank m : {1u, 2u, 3u, 5u}) {
+      const Rank p = g * m;
+      constexpr std::uint64_t kBlock = 64;
+      ScheduleRequest r;
+      r.collective = Collective::alltoall;
+      r.ranks = p;
+      r.bytes = kBlock * p + p - 1;  // blocks of floor(N / P) = kBlock, P - 1 bytes left over
+      r.ranks_per_node = g;
+      const Schedule s = generate_schedule("rail-alltoall", r);
+      INFO("G=" << g << " M=" << m);
+      std::map<Rank, Traffic> inside, across;
+      for (TransferId id = 0; id < s.size(); ++id) {
+        const Transfer t = s.transfer(id);
+        if (t.is_local()) continue;
+        const bool same_node = t.src / g == t.dst / g;
+        if (!same_node) CHECK(t.src % g == t.dst % g);  // the rail's two NICs
+        CHECK(t.step == (same_node ? 0u : 1u));
+        Traffic& out = (same_node ? inside : across)[t.src];
+        out.sent += s.transfer_bytes(id);
+        out.messages += 1;
+      }
+      for (Rank rank = 0; rank < p; ++rank) {
+        // (G-1) M blocks to the node's other ranks, then one message of G blocks per other node.
+        CHECK(inside[rank].messages == (g - 1) * m);
+        CHECK(inside[rank].sent == kBlock * (g - 1) * m);
+        CHECK(across[rank].messages == m - 1);
+        CHECK(across[rank].sent == kBlock * g * (m - 1));
+      }
+      CHECK_NOTHROW(check_schedule(s));
+    }
+}
+
+TEST_CASE("rail-alltoall is refused without whole nodes, saying what to use", "[alltoall][rail-alltoall]") {
+  ScheduleRequest r;
+  r.collective = Collective::alltoall;
+  r.ranks = 12;
+  r.bytes = 1200;
+  CHECK_THROWS_WITH(generate_schedule("rail-alltoall", r),
+                    Catch::Contains("--ranks-per-node") && Catch::Contains("pairwise"));
+  r.ranks_per_node = 8;
+  CHECK_THROWS_WITH(generate_schedule("rail-alltoall", r),
+                    Catch::Contains("12 ranks are not a whole number of nodes of 8") && Catch::Contains("pairwise"));
+  // "all" leaves it out there, and lists it on whole nodes.
+  CHECK(expand_algorithm_names({"all"}, Collective::alltoall, 12, 8) ==
+        std::vector<std::string>{"linear", "pairwise", "bruck"});
+  CHECK(expand_algorithm_names({"all"}, Collective::alltoall, 16, 8).back() == "rail-alltoall");
 }

@@ -178,6 +178,26 @@ TEST_CASE("hierarchical ring matches its two-link-class closed form, pipelined o
         }
 }
 
+TEST_CASE("rail-alltoall matches its two-link-class closed form", "[closed-form][alltoall]") {
+  const CostModel models[] = {two_class_model(1e-6, 450e9, 5e-6, 50e9, 0), two_class_model(3e-6, 10e9, 1e-6, 40e9, 0),
+                              two_class_model(0, 100e9, 1e-4, 100e9, 0)};
+  for (CostModel cost : models)
+    for (Rank g : {1u, 2u, 3u, 4u, 8u})
+      for (Rank nodes = 1; nodes <= 6; ++nodes)
+        for (std::uint64_t per_rank : {4096u, 7u}) {
+          cost.ranks_per_node = g;
+          const Rank p = g * nodes;
+          const std::uint64_t n = p * per_rank + 3;  // blocks of floor(N / P): 3 bytes left over
+          INFO("G=" << g << " nodes=" << nodes << " N=" << n);
+          const auto formula = closed_form_time("rail-alltoall", Collective::alltoall, p, n, cost);
+          REQUIRE(formula.has_value());
+          REQUIRE(analytic_time("rail-alltoall", Collective::alltoall, p, n, cost, 0, g) ==
+                  Approx(*formula).epsilon(1e-9).margin(1e-15));
+        }
+  // Without nodes it has no form (and no schedule).
+  CHECK_FALSE(closed_form_time("rail-alltoall", Collective::alltoall, 8, 8192, CostModel::uniform(1e-6, 1e-9, 0)));
+}
+
 TEST_CASE("Thakur's non-power-of-two Rabenseifner estimate differs from the exact fold cost", "[closed-form]") {
   // For P = 6, P' = 4: the exact bandwidth term uses (P'-1)/P' = 3/4, Thakur prints (P-1)/P = 5/6.
   const CostModel cost = CostModel::uniform(0, 1e-9, 0);
@@ -196,7 +216,7 @@ TEST_CASE("no algorithm beats the lower bound, for any collective, size or P", "
           // (docs/semantics.md, In-network reduction), and a flat network has no such switch.
           if (a.in_network == InNetwork::none)
           for (std::uint64_t n : {0ull, 1ull, 1000ull, 65536ull, 10000019ull}) {
-            const Rank per_node = a.name == "hierarchical-ring" ? (p % 4 == 0 ? 4 : 1) : 0;
+            const Rank per_node = a.needs_ranks_per_node ? (p % 4 == 0 ? 4 : 1) : 0;  // hierarchical-ring, rail-alltoall
             for (std::uint32_t k : {1u, 4u}) {
               if (!a.pipelined && k > 1) continue;
               INFO(a.name << " " << to_string(c) << " P=" << p << " N=" << n << " k=" << k);

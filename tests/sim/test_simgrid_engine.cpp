@@ -89,7 +89,7 @@ Schedule schedule_for(const std::string& algorithm, Collective collective, Rank 
 
 bool runs_on(const AlgorithmEntry& algorithm, Rank ranks, const ClusterConfig& c) {
   if (algorithm.in_network != InNetwork::none) return false;  // no switch reduces here: test_in_network_cost.cpp
-  if (algorithm.name != "hierarchical-ring") return true;
+  if (!algorithm.needs_ranks_per_node) return true;  // hierarchical-ring, rail-alltoall
   const Rank g = c.cost.ranks_per_node;
   return g > 0 && ranks % g == 0 && ranks > g;
 }
@@ -204,6 +204,19 @@ TEST_CASE("SimGrid equals the flow engine for reduce-scatter, allgather, broadca
                                 Collective::reduce, Collective::alltoall})
     for (const char* name : {"2:1 fat-tree", "dragonfly, 4 routers per group"})
       cross_check(fabric(name), collective, {5, 16}, {1000003, 1 << 20});
+}
+
+TEST_CASE("SimGrid equals the flow engine for rail-alltoall on nodes, rail-optimized or not, with or without PXN") {
+  cross_check(fabric("4 nodes of 4 GPUs"), Collective::alltoall, {8, 16}, {1000003, 1 << 20}, {"rail-alltoall"});
+  for (const char* pxn : {"true", "false"}) {
+    const Fabric rails{fmt::format("rail-optimized, pxn {}", pxn),
+                       fmt::format("nodes: {{count: 4, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, nics_per_node: 4, "
+                                   "nic_link: pcie, rail_optimized: true, pxn: {}}}\n"
+                                   "topology: {{kind: xgft, m: [4, 4], w: [1, 2], link: a}}\n",
+                                   pxn),
+                       16};
+    cross_check(rails, Collective::alltoall, {16}, {1000003, 1 << 20}, {"rail-alltoall", "pairwise"});
+  }
 }
 
 TEST_CASE("SimGrid equals the flow engine when reductions cost nothing") {

@@ -4,7 +4,7 @@
 # algorithm of a collective on RANKS real MPI processes: each must finish and report one row
 # per algorithm and size, every result verified and every time positive; with more ranks than
 # cores, a warning that says so (and none otherwise). At P = 4 also
-# hierarchical-ring and nccl-tree (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels, and the ring on the
+# hierarchical-ring, nccl-tree and rail-alltoall (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels, and the ring on the
 # 4-GPU A100 mesh's searched rings; at P = 3 the other collectives, alltoall included.
 set -u
 collsim=$1
@@ -14,11 +14,11 @@ failed=0
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
-# The algorithms `collsim algorithms` lists for a collective (hierarchical-ring needs nodes;
+# The algorithms `collsim algorithms` lists for a collective (hierarchical-ring and rail-alltoall need nodes;
 # in-network ones need switches that reduce, which "all" leaves out on ranks).
 algorithms_of() {
   "$collsim" algorithms | awk -v c="$1" '/^[a-z]/ {name = $1} /collectives:/ && $0 ~ (" " c "(,|;|$)") && !/switches that reduce/ {print name}' |
-    grep -v hierarchical-ring | grep -c .
+    grep -v -e hierarchical-ring -e rail-alltoall | grep -c .
 }
 
 # check_run ROWS "<what>" args...: exit 0, ROWS CSV rows, all verified with positive times.
@@ -57,6 +57,8 @@ check_run $(( (n + 1) * 3 )) "allreduce, every algorithm" --algo all --bytes 4,1
 if [ "$ranks" -eq 4 ]; then
   check_run 2 "hierarchical-ring" --algo hierarchical-ring --ranks-per-node 2 --bytes 4K,64K --no-reference
   check_run 2 "nccl-tree: a chain in each node of 2" --algo nccl-tree --ranks-per-node 2 --bytes 4K,1028 --no-reference
+  # 2 nodes of 2: blocks staged on the rail's GPU, then one message per rail peer; 1028 bytes leave 4 over
+  check_run 2 "rail-alltoall on 2 nodes of 2" --collective alltoall --algo rail-alltoall --ranks-per-node 2 --bytes 4K,1028 --no-reference
   # channels: two instances on halves of the buffer, rank orders rotated within nodes of 2
   check_run 8 "ring, tree, two-tree, nccl-tree in 2 channels" --algo ring,tree,two-tree,nccl-tree --channels 2 --ranks-per-node 2 \
     --bytes 4K,1028 --no-reference

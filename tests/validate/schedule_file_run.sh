@@ -5,7 +5,8 @@
 # verified), and validate predicts and measures it as one case; collsim's ring and pairwise
 # alltoall for 4 ranks written as MSCCL XML run verified with `run --msccl-xml`; a schedule
 # whose chunks are not whole 4-byte floats, one the checker refuses, and a --ranks that is not
-# the schedule's exit 2 with one line.
+# the schedule's exit 2 with one line. An all-to-all-v (`schedule --matrix`) by linear and
+# pairwise runs verified; one whose sizes are not whole floats is refused.
 set -u
 collsim=$1
 tmp=$(mktemp -d)
@@ -30,6 +31,17 @@ same_run ring allreduce 2 64K
 same_run two-tree allreduce 2 4K
 same_run rabenseifner allreduce 3 1200
 same_run bruck alltoall 2 4K
+
+# all-to-all-v: unequal sizes per pair (one empty), written by `schedule --matrix`, run verified
+printf '# bytes from row to column\nto0,to1,to2\n0,64,4\n128,0,256\n12,40,0\n' > "$tmp/m.csv"
+for algo in linear pairwise; do
+  "$collsim" schedule "$algo" --collective alltoall --ranks 3 --matrix "$tmp/m.csv" -o "$tmp/v.json" ||
+    fail "schedule $algo --matrix exited $?"
+  "$collsim" run --backend mpi --schedule "$tmp/v.json" --iters 2 --warmup 1 --no-reference --format csv 2> "$tmp/err" |
+    cut -d, -f1-5,14 > "$tmp/v.csv"
+  [ "$(tail -n 1 "$tmp/v.csv")" = "alltoall,$algo,mpi,3,384,1" ] ||
+    fail "run --schedule (all-to-all-v, $algo): $(cat "$tmp/v.csv") $(grep -v warning "$tmp/err")"
+done
 
 # MSCCL XML: the ring for 4 ranks, written out and run, every result verified
 "$collsim" schedule ring --ranks 4 --bytes 64K --format msccl-xml -o "$tmp/ring.xml"
@@ -65,6 +77,9 @@ expect_error() {  # FRAGMENT ARGS...: exit 2, one line, naming the problem
 expect_error "is not whole 4-byte floats" run --backend mpi --schedule "$tmp/r3.json"
 sed 's/"deps":\[1\]/"deps":[]/' "$tmp/r2.json" > "$tmp/broken.json"
 expect_error "is not a correct allreduce" run --backend mpi --schedule "$tmp/broken.json"
+printf '0,2,2\n2,0,2\n2,2,0\n' > "$tmp/m2.csv"  # rows of 4 bytes, pairs of 2: not whole floats
+"$collsim" schedule linear --collective alltoall --ranks 3 --matrix "$tmp/m2.csv" -o "$tmp/v2.json"
+expect_error "every size in its matrix as a multiple of 4 bytes" run --backend mpi --schedule "$tmp/v2.json"
 expect_error "the schedule is for 2 ranks, not 4: give --ranks 2" run --backend mpi --schedule "$tmp/r2.json" --ranks 4
 expect_error "--algo excludes --schedule" run --backend mpi --schedule "$tmp/r2.json" --algo ring
 expect_error "the schedule is for 2 ranks: give --ranks 2" validate --backend mpi --schedule "$tmp/r2.json" --ranks 4

@@ -104,8 +104,13 @@ Schedule executed_brought(const Schedule& brought) {
 }
 
 // A generated in-network algorithm runs where the request's cluster says its switches
-// reduce, as predict runs it there (a brought schedule names its own switches).
+// reduce, as predict runs it there (a brought schedule names its own switches), and one
+// that runs inside one node's switch only on ranks that fit one node.
 void require_reducing_switches(const ExecutionRequest& request, const AlgorithmEntry& algorithm) {
+  if (algorithm.within_one_node && !algorithm.runs_on(request.ranks, request.ranks_per_node))
+    throw Error(fmt::format("{} reduces inside one node's switch, and {} ranks are more than a node's {} "
+                            "(--ranks-per-node, or the cluster's GPUs per node): across nodes use nvls-tree",
+                            algorithm.name, request.ranks, request.ranks_per_node));
   if (algorithm.has_switches(request.switches_reduce, request.ranks_per_node)) return;
   const bool fabric = algorithm.in_network == InNetwork::fabric;
   throw Error(fmt::format("{} reduces in {}, and the run's cluster has no such switch: give --preset or --config of a "

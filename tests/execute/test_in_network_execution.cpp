@@ -4,7 +4,8 @@
 // the reductions reach the switch in (the inputs are small integers, so every order sums
 // exactly). nvls-tree on 1-4 nodes x 1/2/4 GPUs, nvls on one node, collnet with the fabric's
 // switch; a corrupted reduction in a switch shows on the ranks; the refusals: an in-network
-// algorithm where no switch reduces, a schedule file whose reducer count is off its layout.
+// algorithm where no switch reduces, nvls on more ranks than a node holds, a schedule file
+// whose reducer count is off its layout.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -123,6 +124,8 @@ TEST_CASE("in-network algorithms run only where the request's switches reduce, a
                                     "switch: give --preset or --config"));
   CHECK_THROWS_WITH(executed_schedule(in_network_request("collnet", 4, 2, {.node = true}), "collnet", 64),
                     Catch::Contains("fabric and node switches reduce"));
+  CHECK_THROWS_WITH(executed_schedule(in_network_request("nvls", 16, 8), "nvls", 64),
+                    Catch::Contains("nvls reduces inside one node's switch, and 16 ranks are more than a node's 8"));
   // "all" lists them only where the switches reduce
   ExecutionRequest every = in_network_request("all", 4, 2, {});
   every.algorithms = {"all"};

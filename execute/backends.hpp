@@ -16,6 +16,9 @@ struct BackendEntry {
   std::string_view worker;           // binary next to collsim
   bool one_process = false;          // one process on this node drives every rank (no mpirun, no --hostfile)
   bool calibrates = false;           // `collsim calibrate` measures it
+  // Runs in-network schedules, each switch reducer emulated by one more process running its
+  // rank program (execution_plan.hpp); the one-process GPU backends do not.
+  bool emulates_switches = false;
   std::string_view missing_because;  // what this build lacks when the worker is not there
 };
 

@@ -11,7 +11,8 @@ namespace collsim {
 
 std::vector<std::string> expand_algorithms(const ExecutionRequest& request) {
   if (request.schedule) return {request.schedule->info().algorithm};
-  return expand_algorithm_names(request.algorithms, request.collective, request.ranks, request.ranks_per_node);
+  return expand_algorithm_names(request.algorithms, request.collective, request.ranks, request.ranks_per_node,
+                                request.switches_reduce);
 }
 
 ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t bytes) {
@@ -79,14 +80,45 @@ std::uint32_t channels_for(const ExecutionRequest& request, const std::string& a
   return every && !find_algorithm(algorithm).takes_channels ? 1 : request.channels;
 }
 
+// A brought schedule's switch reducers follow schedule.hpp's layout: one per node its ranks
+// fill, then the fabric's where it has one. Each is a process of the run, so a count off the
+// layout is refused rather than started as idle processes or misnamed switches.
+void check_reducer_layout(const ScheduleInfo& info) {
+  const Rank nodes = info.nodes();
+  if (info.reducers == 0 || info.reducers == nodes || info.reducers == nodes + 1) return;
+  throw Error(fmt::format("the schedule names {} switch reducers, but its {} ranks ({}) have {} node switch{} and one "
+                          "fabric switch: write \"reducers\": {} (node switches) or {} (and the fabric's), as "
+                          "`collsim schedule` writes it",
+                          info.reducers, info.ranks,
+                          info.ranks_per_node > 0 ? fmt::format("{} to a node", info.ranks_per_node) : "one node",
+                          nodes, nodes == 1 ? "" : "es", nodes, nodes + 1));
+}
+
 // A brought schedule as the executors run it: in elements, proved again (a worker reads it
-// from the job's JSON), with no switch reducers.
+// from the job's JSON); its switch reducers, where it has them, emulated as extra processes.
 Schedule executed_brought(const Schedule& brought) {
   Schedule schedule = in_elements(brought);
-  if (schedule.info().reducers > 0)
-    throw Error("the schedule reduces in switches, which the executors cannot drive from ranks");
+  check_reducer_layout(schedule.info());
   check_schedule(schedule);
   return schedule;
+}
+
+// A generated in-network algorithm runs where the request's cluster says its switches
+// reduce, as predict runs it there (a brought schedule names its own switches), and one
+// that runs inside one node's switch only on ranks that fit one node.
+void require_reducing_switches(const ExecutionRequest& request, const AlgorithmEntry& algorithm) {
+  if (algorithm.within_one_node && !algorithm.runs_on(request.ranks, request.ranks_per_node))
+    throw Error(fmt::format("{} reduces inside one node's switch, and {} ranks are more than a node's {} "
+                            "(--ranks-per-node, or the cluster's GPUs per node): across nodes use nvls-tree",
+                            algorithm.name, request.ranks, request.ranks_per_node));
+  if (algorithm.has_switches(request.switches_reduce, request.ranks_per_node)) return;
+  const bool fabric = algorithm.in_network == InNetwork::fabric;
+  throw Error(fmt::format("{} reduces in {}, and the run's cluster has no such switch: give --preset or --config of a "
+                          "cluster whose {} (e.g. --preset {}); each of its switches then runs as one more process",
+                          algorithm.name,
+                          fabric ? "the fabric's switches (InfiniBand SHARP)" : "the node's switch (NVLink SHARP)",
+                          fabric ? "fabric and node switches reduce" : "node switches reduce",
+                          fabric ? "dgx-h100-superpod-su" : "dgx-h100"));
 }
 }  // namespace
 
@@ -94,6 +126,7 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
   if (request.schedule) return executed_brought(*request.schedule);
   if (bytes % kElementBytes != 0)
     throw Error(fmt::format("size {} is not a whole number of 4-byte float elements", bytes));
+  require_reducing_switches(request, find_algorithm(algorithm));
   ScheduleRequest r = predicted_request(request, bytes / kElementBytes);
   r.channels = channels_for(request, algorithm);
   if (!find_algorithm(algorithm).takes_channels) r.channel_orders.clear();  // "all": they run one, in rank order
@@ -102,9 +135,6 @@ Schedule executed_schedule(const ExecutionRequest& request, const std::string& a
   in_bytes.channels = r.channels;
   r.segments = segments_for(find_algorithm(algorithm), in_bytes);
   Schedule schedule = generate_schedule(algorithm, r);
-  if (schedule.info().reducers > 0)
-    throw Error(fmt::format("{} reduces in the switch (NVLink SHARP), which the executors cannot drive from ranks; "
-                            "run it with --backend nccl's own NVLS, or pick an algorithm between ranks", algorithm));
   check_schedule(schedule);
   return schedule;
 }

@@ -1,6 +1,12 @@
 // execute/execution_plan.hpp — which schedules an execution runs: algorithm names ("all"
 // expanded as predict does), sizes in bytes, and the element-unit schedule each executor
 // consumes (one schedule byte per float element, see reference_data.hpp). Pure.
+//
+// In-network schedules (switch reducers, collectives/schedule.hpp) run by emulation: each
+// reducer is one more process (or loopback rank) running its rank program, so a schedule of
+// P ranks and R reducers starts P + R processes (executed_processes). They run only where
+// the request's cluster says those switches reduce (`run --config/--preset`), as predict
+// runs them, and only on the backends that emulate them (backends.hpp).
 #pragma once
 
 #include <memory>
@@ -26,6 +32,9 @@ struct ExecutionRequest {
   // One rank order per channel (a switchless NVLink mesh's rings, ScheduleRequest::channel_orders)
   // for the algorithms that take channels; empty: every node's ranks rotated.
   std::vector<std::vector<Rank>> channel_orders;
+  // Which switches of the run's cluster reduce (`run --config/--preset`; none without one):
+  // in-network algorithms run only there, emulated, and "all" lists them only there.
+  SwitchesReduce switches_reduce;
 };
 
 // `schedule` (in bytes) as the executors run it: one float element per 4 bytes, the same
@@ -42,9 +51,14 @@ void bring_schedule(ExecutionRequest& request, std::shared_ptr<const Schedule> s
 std::vector<std::string> expand_algorithms(const ExecutionRequest& request);
 
 // The schedule to execute for `algorithm` at `bytes`, proved by the checker (a brought
-// schedule: it, in elements). Throws Error
-// when bytes is not a whole number of float elements.
+// schedule: it, in elements). Throws Error when bytes is not a whole number of float
+// elements, when an in-network algorithm's switches do not reduce in the request's cluster,
+// or when a brought schedule's reducer count is not its layout's (a switch per node its
+// ranks fill, and the fabric's after them).
 Schedule executed_schedule(const ExecutionRequest& request, const std::string& algorithm, std::uint64_t bytes);
+
+// The processes an execution of `schedule` starts: its ranks, then one per switch reducer.
+inline Rank executed_processes(const Schedule& schedule) { return schedule.info().endpoints(); }
 
 // The request in bytes the predictions use for the same schedule.
 ScheduleRequest predicted_request(const ExecutionRequest& request, std::uint64_t bytes);

@@ -144,9 +144,17 @@ std::string mpirun_complaint(const std::vector<std::string>& lines) {
   return paragraph;
 }
 
+// "rank 4", or where process 4 emulates a switch reducer (from `first_switch` on, 0: none),
+// "rank 4 (the process emulating switch reducer 0)".
+std::string process_name(const std::string& rank, Rank first_switch) {
+  const bool whole = !rank.empty() && rank.find_first_not_of("0123456789") == std::string::npos && rank.size() < 10;
+  if (first_switch == 0 || !whole || std::stoul(rank) < first_switch) return "rank " + rank;
+  return fmt::format("rank {} (the process emulating switch reducer {})", rank, std::stoul(rank) - first_switch);
+}
+
 // Which rank mpirun says died, from its report ("Process name: [[5636,1],1]" and "Exit
 // code: 3", or "process rank 1 with PID ... exited on signal 9"), or "" when it names none.
-std::string dead_rank(const std::vector<std::string>& lines) {
+std::string dead_rank(const std::vector<std::string>& lines, Rank first_switch) {
   std::string rank, code;
   for (const std::string& line : lines) {
     if (line.find("exited on signal") != std::string::npos) return line.substr(line.find_first_not_of(' '));
@@ -159,12 +167,13 @@ std::string dead_rank(const std::vector<std::string>& lines) {
       code = line.substr(line.find_first_not_of(' ', at + 10));
   }
   if (rank.empty()) return "";
-  return code.empty() ? fmt::format("rank {} ended", rank) : fmt::format("rank {} exited with code {}", rank, code);
+  const std::string who = process_name(rank, first_switch);
+  return code.empty() ? fmt::format("{} ended", who) : fmt::format("{} exited with code {}", who, code);
 }
 
 // The worker's own error line if it wrote one, else the rank mpirun says died, else what
 // mpirun itself said.
-std::string failure_message(const fs::path& log, int status) {
+std::string failure_message(const fs::path& log, int status, Rank first_switch) {
   std::ifstream file(log);
   std::vector<std::string> lines;
   for (std::string line; std::getline(file, line);) {
@@ -176,7 +185,7 @@ std::string failure_message(const fs::path& log, int status) {
   }
   const std::string how = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                                               : fmt::format("exit status {}", WEXITSTATUS(status));
-  if (const std::string rank = dead_rank(lines); !rank.empty())
+  if (const std::string rank = dead_rank(lines, first_switch); !rank.empty())
     return fmt::format("a rank died: {} (the workers ended with {})", rank, how);
   if (const std::string complaint = mpirun_complaint(lines); !complaint.empty())
     return fmt::format("the workers did not start ({}): {} (check --mpirun-arg and --hostfile)", how, complaint);
@@ -231,7 +240,7 @@ nlohmann::json launch_worker(const LaunchRequest& request) {
                             request.backend, timeout_s, stall));
   }
   reap_finished_children();
-  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status));
+  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) throw Error(failure_message(log, *status, request.first_switch));
   std::ifstream answer(out);
   if (!answer) throw Error(fmt::format("{} workers ended without writing their results", request.backend));
   return nlohmann::json::parse(answer);

@@ -38,9 +38,12 @@ struct LaunchOptions {
 
 struct LaunchRequest {
   std::string backend;
-  Rank ranks = 1;
+  Rank ranks = 1;  // processes: the schedule's ranks, then any emulated switch reducers
   nlohmann::json job;
   LaunchOptions launch;
+  // The processes from this one on emulate switch reducers (execution_plan.hpp), so a dead
+  // one is named as such; 0: none do.
+  Rank first_switch = 0;
 };
 
 // Throws Error with the worker's one-line error, or what killed it.

@@ -55,21 +55,21 @@ class Mailroom {
 }  // namespace
 
 LoopbackResult run_loopback(const Schedule& schedule, std::uint64_t seed, const std::vector<Faults>& faults) {
-  const Rank ranks = schedule.info().ranks;
+  const Rank endpoints = schedule.info().endpoints();  // the switch reducers run as ranks too
   const std::vector<RankProgram> programs = build_rank_programs(schedule);
   LoopbackResult result;
   Mailroom room;
   std::vector<std::unique_ptr<Mailroom::RankTransport>> transports;
   std::vector<RankExecution> executions;
-  result.buffers.resize(ranks);
-  executions.reserve(ranks);
-  for (Rank r = 0; r < ranks; ++r) {
+  result.buffers.resize(endpoints);
+  executions.reserve(endpoints);
+  for (Rank r = 0; r < endpoints; ++r) {
     result.buffers[r].resize(schedule.info().address_space());
     fill_inputs(schedule.info(), r, result.buffers[r]);
     transports.push_back(std::make_unique<Mailroom::RankTransport>(room, r));
     executions.emplace_back(programs[r], result.buffers[r], r < faults.size() ? faults[r] : Faults{});
   }
-  for (Rank r = 0; r < ranks; ++r) executions[r].start(*transports[r]);
+  for (Rank r = 0; r < endpoints; ++r) executions[r].start(*transports[r]);
   std::mt19937_64 random(seed);
   while (!room.sends_.empty() || !room.buffered_.empty()) {
     // Deliverable: buffered messages whose receive is posted.
@@ -94,10 +94,12 @@ LoopbackResult run_loopback(const Schedule& schedule, std::uint64_t seed, const 
     ++result.deliveries;
     executions[receive.rank].complete(receive.op, *transports[receive.rank]);
   }
-  for (Rank r = 0; r < ranks; ++r)
+  for (Rank r = 0; r < endpoints; ++r)
     if (!executions[r].finished())
-      throw Error(fmt::format("loopback execution of {} stalled: rank {} finished {} of {} operations",
-                              schedule.info().algorithm, r, executions[r].completed(), executions[r].operations()));
+      throw Error(fmt::format("loopback execution of {} stalled: {} finished {} of {} operations",
+                              schedule.info().algorithm,
+                              schedule.info().is_reducer(r) ? reducer_name(schedule.info(), r) : fmt::format("rank {}", r),
+                              executions[r].completed(), executions[r].operations()));
   return result;
 }
 

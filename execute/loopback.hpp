@@ -2,7 +2,9 @@
 // RankExecution state machine the real executors use, with an adversarial transport: a
 // seeded random choice decides when each send reads its buffer (any time until it
 // completes, as MPI may) and when a waiting message is delivered. Used by the tests to
-// prove the per-rank ordering rule without MPI. Touches only its own buffers.
+// prove the per-rank ordering rule without MPI. A schedule's switch reducers run as more
+// loopback ranks (rank_program.hpp), as the MPI executor runs them as more processes.
+// Touches only its own buffers.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@
 namespace collsim {
 
 struct LoopbackResult {
-  std::vector<std::vector<float>> buffers;  // per rank, after the run
+  std::vector<std::vector<float>> buffers;  // per rank, then per switch reducer, after the run
   std::size_t deliveries = 0;
 };
 

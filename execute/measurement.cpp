@@ -41,6 +41,7 @@ nlohmann::json to_json(const Measurement& m) {
           {"bytes", m.bytes},
           {"segments", m.segments},
           {"transfers", m.transfers},
+          {"emulated_switches", m.emulated_switches},
           {"times_s", m.times_s},
           {"verified", m.verified},
           {"probe_before_s", m.probe_before_s},
@@ -61,6 +62,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.bytes = j.at("bytes").get<std::uint64_t>();
   m.segments = j.at("segments").get<std::uint32_t>();
   m.transfers = j.at("transfers").get<std::size_t>();
+  m.emulated_switches = j.value("emulated_switches", Rank(0));
   m.times_s = j.at("times_s").get<std::vector<double>>();
   m.verified = j.at("verified").get<bool>();
   m.probe_before_s = j.value("probe_before_s", std::vector<double>{});
@@ -78,6 +80,7 @@ nlohmann::json to_json(const ExecutionJob& job) {
           {"ranks_per_node", r.ranks_per_node},
           {"channels", r.channels},
           {"channel_orders", r.channel_orders},
+          {"switches_reduce", {{"node", r.switches_reduce.node}, {"fabric", r.switches_reduce.fabric}}},
           {"backend", job.backend},
           {"iterations", job.iterations},
           {"warmup", job.warmup},
@@ -98,6 +101,8 @@ ExecutionJob job_from_json(const nlohmann::json& j) {
   r.ranks_per_node = j.at("ranks_per_node").get<Rank>();
   r.channels = j.value("channels", std::uint32_t(0));
   r.channel_orders = j.value("channel_orders", std::vector<std::vector<Rank>>{});
+  if (const auto reduce = j.find("switches_reduce"); reduce != j.end())
+    r.switches_reduce = {reduce->value("node", false), reduce->value("fabric", false)};
   job.backend = j.at("backend").get<std::string>();
   job.iterations = j.at("iterations").get<std::uint32_t>();
   job.warmup = j.at("warmup").get<std::uint32_t>();
@@ -117,6 +122,7 @@ Measurement measurement_of(const ExecutionJob& job, const std::string& backend, 
   m.bytes = bytes;
   m.segments = schedule.info().segments;
   m.transfers = schedule.size();
+  m.emulated_switches = schedule.info().reducers;
   return m;
 }
 

@@ -22,6 +22,9 @@ struct Measurement {
   std::uint64_t bytes = 0;
   std::uint32_t segments = 1;
   std::size_t transfers = 0;     // 0 for a library reference
+  // Switch reducers of an in-network schedule, each emulated by a process of its own
+  // (execution_plan.hpp); their time is not counted: times_s is the ranks'. 0: none.
+  Rank emulated_switches = 0;
   std::vector<double> times_s;   // per timed iteration
   bool verified = false;         // every iteration, warm-up included, matched the reference
   // The machine as the case met it (ExecutionJob::probe_bytes): the ping-pong one-way time of

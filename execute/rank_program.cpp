@@ -79,7 +79,7 @@ RankProgram build_rank_program(const Schedule& schedule, Rank rank) {
 
 std::vector<RankProgram> build_rank_programs(const Schedule& schedule) {
   std::vector<RankProgram> programs;
-  for (Rank r = 0; r < schedule.info().ranks; ++r) programs.push_back(build_rank_program(schedule, r));
+  for (Rank r = 0; r < schedule.info().endpoints(); ++r) programs.push_back(build_rank_program(schedule, r));
   return programs;
 }
 

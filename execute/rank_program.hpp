@@ -48,8 +48,15 @@ struct RankProgram {
   std::uint64_t largest_reduced_receive() const;
 };
 
+// `rank` may also be a switch reducer (an id from info.ranks on, schedule.hpp): its program
+// is a rank's, with no input and no postcondition, so an executor emulates the switch with
+// one more process (or loopback rank) running it. Its reductions commute and take no order
+// among themselves; every send of its result waits, locally, for every reduction into those
+// bytes, which the checker proves the schedule's dependencies say. An id past the schedule's
+// endpoints (a process a larger schedule of the same run needs) gets an empty program.
 // Throws Error when a dependency involves neither the transfer's source nor destination.
 RankProgram build_rank_program(const Schedule& schedule, Rank rank);
+// One program per endpoint: the ranks, then the switch reducers.
 std::vector<RankProgram> build_rank_programs(const Schedule& schedule);
 
 }  // namespace collsim

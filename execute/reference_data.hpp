@@ -40,7 +40,11 @@ inline float input_value(Rank rank, std::uint64_t element) {
 }
 
 // Writes rank's starting buffer (data then scratch, `info` in elements): its input where
-// the collective gives it one (ScheduleInfo::holds_input), kEmptyElement elsewhere.
+// the collective gives it one (ScheduleInfo::holds_input), kEmptyElement elsewhere. A switch
+// reducer's emulation (an id from info.ranks on) starts at 0 everywhere, the sum's identity:
+// the checker models a reducer as holding nothing until its first reduction, which then is
+// that contribution, and 0 + x is x exactly; a read of a reducer's bytes before any
+// reduction into them is refused by the checker, so the 0 itself is never seen.
 void fill_inputs(const ScheduleInfo& info, Rank rank, std::span<float> buffer);
 
 struct Mismatch {
@@ -49,6 +53,7 @@ struct Mismatch {
 };
 
 // Checks the collective's postcondition on rank's buffer, computed from the inputs alone.
+// A switch reducer (rank >= info.ranks) has none: nothing to check.
 std::optional<Mismatch> find_mismatch(const ScheduleInfo& info, Rank rank, std::span<const float> buffer);
 
 // "result mismatch on rank 1 at element 5: got 9, expected 8 (ring allreduce, 4 ranks, 4K)".

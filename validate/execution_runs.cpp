@@ -13,22 +13,43 @@
 
 namespace collsim {
 
-void check_job(const ExecutionJob& job) {
-  find_backend(job.backend);
+namespace {
+
+// An in-network schedule needs a backend that emulates its switches.
+void require_emulation(const BackendEntry& backend, const Schedule& schedule) {
+  if (schedule.info().reducers == 0 || backend.emulates_switches) return;
+  throw Error(fmt::format("{} reduces in switches, which backend '{}' cannot emulate (one process drives its ranks): "
+                          "run it with --backend mpi, where each switch is one more process",
+                          schedule.info().algorithm, backend.name));
+}
+
+}  // namespace
+
+Rank check_job(const ExecutionJob& job) {
+  const BackendEntry& backend = find_backend(job.backend);
   if (job.request.ranks < 1) throw Error("--ranks must be at least 1");
   if (job.request.ranks > kMaxExecutedRanks)
     throw Error(fmt::format("{} ranks: an execution starts at most {}", job.request.ranks, kMaxExecutedRanks));
   if (job.request.sizes.empty()) throw Error("no sizes to run");
   // Generates and checks every schedule once here, so bad requests fail before launching.
+  Rank processes = job.request.ranks;
   for (const std::string& algorithm : expand_algorithms(job.request))
-    for (std::uint64_t bytes : job.request.sizes) executed_schedule(job.request, algorithm, bytes);
+    for (std::uint64_t bytes : job.request.sizes) {
+      const Schedule schedule = executed_schedule(job.request, algorithm, bytes);
+      require_emulation(backend, schedule);
+      processes = std::max(processes, executed_processes(schedule));
+    }
+  if (processes > kMaxExecutedRanks)
+    throw Error(fmt::format("{} ranks and {} switch reducers: an execution starts at most {} processes",
+                            job.request.ranks, processes - job.request.ranks, kMaxExecutedRanks));
+  return processes;
 }
 
 std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& launch) {
-  check_job(job);
+  const Rank processes = check_job(job);
   nlohmann::json request = to_json(job);
   request["mode"] = "run";
-  const nlohmann::json answer = launch_worker({job.backend, job.request.ranks, request, launch});
+  const nlohmann::json answer = launch_worker({job.backend, processes, request, launch, job.request.ranks});
   std::vector<Measurement> measurements;
   for (const nlohmann::json& m : answer.at("measurements")) measurements.push_back(measurement_from_json(m));
   return measurements;

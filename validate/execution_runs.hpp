@@ -14,8 +14,11 @@
 
 namespace collsim {
 
-// Checks the job (backend, algorithms, sizes) before any process starts. Throws Error.
-void check_job(const ExecutionJob& job);
+// Checks the job (backend, algorithms, sizes) before any process starts, and returns the
+// processes it needs: its ranks, plus the largest schedule's switch reducers, each emulated
+// by a process of its own (execution_plan.hpp). Throws Error, also for an in-network
+// schedule on a backend that does not emulate switches.
+Rank check_job(const ExecutionJob& job);
 std::vector<Measurement> execute(const ExecutionJob& job, const LaunchOptions& launch);
 
 // A case measured between ping-pong probes, and how far they moved (machine_drift.hpp).

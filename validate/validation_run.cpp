@@ -109,6 +109,24 @@ std::string preamble(const ValidationPlan& plan, const Calibration& c, const std
   return text;
 }
 
+// Validate compares predictions with times measured on the ranks. An in-network schedule
+// runs only with its switches emulated by processes of this host, whose speed is not a
+// switch's, so its times would fit nothing: refused, named, before anything starts.
+void refuse_emulated_switches(const ExecutionRequest& request) {
+  const auto refuse = [](std::string_view name) {
+    throw Error(fmt::format("{} reduces in switches, which a run only emulates with processes of this host "
+                            "(their time is not a switch's), so its times validate nothing: leave it out (collsim run "
+                            "--backend mpi still executes and verifies it)",
+                            name));
+  };
+  if (request.schedule) {
+    if (request.schedule->info().reducers > 0) refuse(request.schedule->info().algorithm);
+    return;
+  }
+  for (const std::string& name : request.algorithms)
+    if (const AlgorithmEntry* a = lookup_algorithm(name); a && a->in_network != InNetwork::none) refuse(name);
+}
+
 // The executions validate will run, one per rank count, each checked (backend, algorithms,
 // sizes as float elements) before anything is calibrated or launched.
 std::vector<ExecutionJob> planned_jobs(const ValidationPlan& plan) {
@@ -123,6 +141,7 @@ std::vector<ExecutionJob> planned_jobs(const ValidationPlan& plan) {
     job.warmup = plan.warmup;
     job.reference = false;
     if (plan.schedule) bring_schedule(job.request, plan.schedule);
+    refuse_emulated_switches(job.request);
     check_job(job);
     jobs.push_back(job);
   }

@@ -1,6 +1,9 @@
 // execute/mpi/mpi_executor.hpp — executes a job on MPI_COMM_WORLD, one process per rank:
 // every algorithm x size as the schedule's transfers, then the library's own MPI_Allreduce
-// as a reference; every iteration, warm-up included, is verified against reference_data.hpp.
+// (on the ranks alone) as a reference; every iteration, warm-up included, is verified against
+// reference_data.hpp. An in-network schedule's switch reducers are the processes after the
+// ranks, each running its reducer's rank program (execution_plan.hpp); they count no time,
+// as their host's time is not a switch's, so an iteration's time is the slowest rank's.
 // Where the job names probe sizes, each case is bracketed by ping-pong probes at them
 // (mpi_calibration.hpp; validate/machine_drift.hpp says why).
 // Backend mpi keeps each rank's buffer in host memory (mpi_transport.hpp); backend mpi+cuda

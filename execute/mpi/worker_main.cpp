@@ -6,7 +6,8 @@
 // the measurements to OUT. An error is one line "collsim-mpi-worker: error: ..." on stderr
 // and exit status 2; the launcher turns it into collsim's one-line error.
 // Fault injection for the tests (hidden): COLLSIM_FAULT=rank-exit | rank-hang |
-// corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction; for
+// corrupt-reduction makes rank 1 exit early, hang, or corrupt its first reduction, and
+// reducer-exit makes the first process after the ranks (an emulated switch) exit early; for
 // mpi+cuda, COLLSIM_DEVICE=emulated | emulated-direct puts the buffers in host memory behind
 // an emulated stream (execute/device/device_stream.hpp), messages staged or read directly, so the
 // mpi+cuda path is tested where there is no GPU.
@@ -51,14 +52,17 @@ std::string library_version() {
   return line;
 }
 
-// Applies COLLSIM_FAULT on the rank it targets; returns the faults the executor should apply.
-Faults inject_faults() {
+// Applies COLLSIM_FAULT on the process it targets (rank 1, or for reducer-exit the first
+// process after the job's `ranks`); returns the faults the executor should apply.
+Faults inject_faults(const nlohmann::json& job) {
   const char* fault = std::getenv("COLLSIM_FAULT");
+  if (!fault) return {};
+  const std::string what = fault;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (!fault || world_rank() != std::min(1, size - 1)) return {};
-  const std::string what = fault;
-  if (what == "rank-exit") _exit(3);  // dies without MPI_Finalize, as a crashed rank would
+  const int target = what == "reducer-exit" ? job.at("ranks").get<int>() : std::min(1, size - 1);
+  if (world_rank() != target) return {};
+  if (what == "rank-exit" || what == "reducer-exit") _exit(3);  // dies without MPI_Finalize, as a crashed rank would
   if (what == "rank-hang")
     for (;;) pause();
   if (what == "corrupt-reduction") return {.corrupt_first_reduction = true};
@@ -130,7 +134,7 @@ nlohmann::json read_job(const std::string& job_path) {
 
 void work(const std::string& job_path, const std::string& out_path) {
   const nlohmann::json job = read_job(job_path);
-  const Faults faults = inject_faults();
+  const Faults faults = inject_faults(job);
   nlohmann::json out;
   if (job.at("mode") == "calibrate") {
     CalibrationPlan plan{job.at("max_bytes").get<std::uint64_t>(), job.at("seconds_per_point").get<double>()};

@@ -3,7 +3,7 @@
 // even where a send completes only once its receive is posted (MPI's rendezvous, which the
 // loopback's buffered sends do not model). A transport here matches sends and receives only
 // when both are posted, delivers a random pair of them each step, and counts every rank's
-// posted receives per peer after each step.
+// posted receives per peer after each step. In-network schedules run too, their switches as ranks.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -64,15 +64,16 @@ Outcome run_rendezvous(const Schedule& s, std::uint64_t seed) {
   Outcome out;
   std::vector<std::unique_ptr<Rendezvous::RankTransport>> transports;
   std::vector<RankExecution> executions;
-  executions.reserve(s.info().ranks);
-  out.buffers.resize(s.info().ranks);
-  for (Rank r = 0; r < s.info().ranks; ++r) {
+  const Rank endpoints = s.info().endpoints();  // ranks, then emulated switches
+  executions.reserve(endpoints);
+  out.buffers.resize(endpoints);
+  for (Rank r = 0; r < endpoints; ++r) {
     out.buffers[r].resize(s.info().address_space());
     fill_inputs(s.info(), r, out.buffers[r]);
     transports.push_back(std::make_unique<Rendezvous::RankTransport>(room, r));
     executions.emplace_back(programs[r], out.buffers[r]);
   }
-  for (Rank r = 0; r < s.info().ranks; ++r) executions[r].start(*transports[r]);
+  for (Rank r = 0; r < endpoints; ++r) executions[r].start(*transports[r]);
   std::mt19937_64 random(seed);
   for (;;) {
     std::vector<TransferId> matched;
@@ -101,6 +102,10 @@ TEST_CASE("receives are posted one per peer at a time, and rendezvous sends neve
     request.ranks = p;
     request.algorithms = {"all"};
     request.segments = 4;
+    // nodes of 2 where they divide P, and switches that reduce: the in-network algorithms
+    // too, their switches emulated as ranks
+    request.ranks_per_node = p % 2 == 0 ? 2 : 0;
+    request.switches_reduce = {.node = true, .fabric = true};
     for (const std::string& algorithm : expand_algorithms(request)) {
       const Schedule s = executed_schedule(request, algorithm, 4 * 4096);
       for (std::uint64_t seed : {1u, 2u}) {

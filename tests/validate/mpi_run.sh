@@ -5,7 +5,9 @@
 # per algorithm and size, every result verified and every time positive; with more ranks than
 # cores, a warning that says so (and none otherwise). At P = 4 also
 # hierarchical-ring, nccl-tree and rail-alltoall (2 ranks per node) and ring, tree, two-tree, nccl-tree in 2 channels, and the ring on the
-# 4-GPU A100 mesh's searched rings; at P = 3 the other collectives, alltoall included.
+# 4-GPU A100 mesh's searched rings, and the in-network algorithms on presets whose switches reduce, each switch emulated
+# by one more process (nvls-tree on 2 nodes of 2, nvls on 4 ranks, collnet on SHARP), a note saying so, and the
+# oversubscription warning counting those processes; at P = 3 the other collectives, alltoall included.
 set -u
 collsim=$1
 ranks=$2
@@ -22,25 +24,35 @@ algorithms_of() {
 }
 
 # check_run ROWS "<what>" args...: exit 0, ROWS CSV rows, all verified with positive times.
+# SWITCHES=R before it: the run emulates R switch reducers, as R more processes.
 check_run() {
-  local want=$1 what=$2
+  local want=$1 what=$2 switches=${SWITCHES:-0}
   shift 2
   local out rc rows bad
   out=$(timeout 120 "$collsim" run --backend "$backend" --ranks "$ranks" --iters 2 --warmup 1 --format csv "$@" 2>"$err")
   rc=$?
-  # more ranks than cores (all on this machine, no hostfile): one warning says so; else none
-  local cores
+  # more processes than cores (all on this machine, no hostfile): one warning says so; else none
+  local cores processes=$((ranks + switches)) counted="$ranks ranks"
   cores=$(getconf _NPROCESSORS_ONLN)  # as std::thread::hardware_concurrency counts them
-  case " $* " in *" --hostfile "*) cores=$ranks ;; esac
-  if [ "$ranks" -gt "$cores" ] && ! grep -q "^collsim run: warning: $ranks ranks on the $cores cores of this machine" "$err"; then
-    echo "FAIL ($what): $ranks ranks on $cores cores and no oversubscription warning: $(cat "$err")"
+  case " $* " in *" --hostfile "*) cores=$processes ;; esac
+  [ "$switches" -gt 0 ] && counted="$processes processes ($ranks ranks and $switches emulated switch"
+  if [ "$processes" -gt "$cores" ] && ! grep -qF "collsim run: warning: $counted" "$err"; then
+    echo "FAIL ($what): $processes processes on $cores cores and no oversubscription warning: $(cat "$err")"
     failed=$((failed + 1))
-  elif [ "$ranks" -le "$cores" ] && grep -q "cores of this machine" "$err"; then
-    echo "FAIL ($what): an oversubscription warning with $ranks ranks on $cores cores"
+  elif [ "$processes" -le "$cores" ] && grep -q "cores of this machine" "$err"; then
+    echo "FAIL ($what): an oversubscription warning with $processes processes on $cores cores"
+    failed=$((failed + 1))
+  fi
+  # emulated switches: a note says so (the times are the ranks' alone); none otherwise
+  if [ "$switches" -gt 0 ] && ! grep -q "^collsim run: note: .* in switches, each emulated by one more process" "$err"; then
+    echo "FAIL ($what): no note on the emulated switches: $(cat "$err")"
+    failed=$((failed + 1))
+  elif [ "$switches" -eq 0 ] && grep -q "^collsim run: note:" "$err"; then
+    echo "FAIL ($what): a note on emulated switches where none ran: $(cat "$err")"
     failed=$((failed + 1))
   fi
   out="$out
-$(grep -v '^collsim run: warning:' "$err")"
+$(grep -v -e '^collsim run: warning:' -e '^collsim run: note:' "$err")"
   rows=$(printf '%s\n' "$out" | tail -n +2 | grep -c .)
   bad=$(printf '%s\n' "$out" | tail -n +2 | awk -F, '$14 != 1 || $10 <= 0' | grep -c .)
   if [ "$rc" -ne 0 ] || [ "$rows" -ne "$want" ] || [ "$bad" -ne 0 ]; then
@@ -64,6 +76,16 @@ if [ "$ranks" -eq 4 ]; then
     --bytes 4K,1028 --no-reference
   # a switchless NVLink mesh: the ring's 12 channels over the rings the search finds on the 4-GPU A100 board
   check_run 2 "ring on hgx-a100-4gpu's 12 searched rings" --algo ring --preset hgx-a100-4gpu --bytes 4K,1028 --no-reference
+  # in-network: every switch reducer is one more process running its program, the results verified on the ranks
+  SWITCHES=2 check_run 2 "nvls-tree on 2 nodes of 2, its 2 node switches emulated" --algo nvls-tree --ranks-per-node 2 \
+    --preset dgx-h100 --bytes 4K,1028 --no-reference
+  # with MPI_Allreduce beside it, which runs on the 4 ranks alone
+  SWITCHES=1 check_run 4 "nvls on 4 ranks, its switch emulated" --algo nvls --preset dgx-h100 --bytes 4K,1028
+  SWITCHES=3 check_run 2 "collnet on 2 nodes of 2, its 2 node switches and SHARP switch emulated" --algo collnet \
+    --ranks-per-node 2 --preset dgx-h100-superpod-su --bytes 4K,1028 --no-reference
+  # "all" on a cluster whose switches reduce takes them in (nvls needs one node, so not on nodes of 2)
+  SWITCHES=3 check_run $(( $(algorithms_of allreduce) + 3 )) "every allreduce on dgx-h100-superpod-su, nodes of 2" \
+    --algo all --ranks-per-node 2 --preset dgx-h100-superpod-su --bytes 1028 --no-reference
 fi
 if [ "$ranks" -eq 3 ]; then
   for c in reduce-scatter allgather broadcast reduce alltoall; do

@@ -6,7 +6,9 @@
 # alltoall for 4 ranks written as MSCCL XML run verified with `run --msccl-xml`; a schedule
 # whose chunks are not whole 4-byte floats, one the checker refuses, and a --ranks that is not
 # the schedule's exit 2 with one line. An all-to-all-v (`schedule --matrix`) by linear and
-# pairwise runs verified; one whose sizes are not whole floats is refused.
+# pairwise runs verified; one whose sizes are not whole floats is refused. An nvls-tree file
+# runs verified, its switches emulated; a reducer count off its layout is refused, and so is
+# validate on it.
 set -u
 collsim=$1
 tmp=$(mktemp -d)
@@ -83,5 +85,21 @@ expect_error "every size in its matrix as a multiple of 4 bytes" run --backend m
 expect_error "the schedule is for 2 ranks, not 4: give --ranks 2" run --backend mpi --schedule "$tmp/r2.json" --ranks 4
 expect_error "--algo excludes --schedule" run --backend mpi --schedule "$tmp/r2.json" --algo ring
 expect_error "the schedule is for 2 ranks: give --ranks 2" validate --backend mpi --schedule "$tmp/r2.json" --ranks 4
+# in-network: a schedule file names its own switches (no cluster needed), each run as one
+# more process; a reducer count off its layout, or short of the ids its transfers name, is
+# refused; validate refuses the emulated switches' times
+"$collsim" schedule nvls-tree --ranks 4 --ranks-per-node 2 --bytes 4K -o "$tmp/nt.json"
+"$collsim" run --backend mpi --schedule "$tmp/nt.json" --iters 2 --warmup 1 --no-reference --format csv 2> "$tmp/err" |
+  cut -d, -f1-5,14 > "$tmp/nt.csv"
+[ "$(tail -n 1 "$tmp/nt.csv")" = "allreduce,nvls-tree,mpi,4,4096,1" ] ||
+  fail "run --schedule (nvls-tree, 2 switches): $(cat "$tmp/nt.csv") $(grep -v warning "$tmp/err")"
+grep -q "^collsim run: note: nvls-tree reduces in switches, each emulated by one more process" "$tmp/err" ||
+  fail "run --schedule (nvls-tree): no note on the emulated switches: $(cat "$tmp/err")"
+sed 's/"reducers":2/"reducers":5/' "$tmp/nt.json" > "$tmp/nt5.json"
+expect_error "the schedule names 5 switch reducers, but its 4 ranks (2 to a node) have 2 node switches" \
+  run --backend mpi --schedule "$tmp/nt5.json"
+sed 's/"reducers":2/"reducers":1/' "$tmp/nt.json" > "$tmp/nt1.json"
+expect_error "names rank 5 but the schedule has 4 ranks and 1 switch reducers" run --backend mpi --schedule "$tmp/nt1.json"
+expect_error "nvls-tree reduces in switches, which a run only emulates" validate --backend mpi --schedule "$tmp/nt.json"
 [ "$failed" = 0 ] && echo "ok: run and validate --schedule"
 exit "$failed"

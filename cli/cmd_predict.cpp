@@ -150,7 +150,7 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                c.runtime_hardware.compute_capability == 0
                    ? ""
                    : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "
-                                 "it starts by size",
+                                 "it starts by size; NVLS in one segment per loop of NCCL's NVLS channels",
                                  c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
@@ -326,7 +326,16 @@ std::string runtime_detail_text(const PredictionRecord& rec) {
                                  pipeline.extra_sync_s > 0
                                      ? fmt::format(", and {} of its pipeline's flag waits", format_seconds(pipeline.extra_sync_s))
                                      : "");
-  if (pipeline.active())
+  if (pipeline.active() && pipeline.segments > 0)
+    text += fmt::format("  runtime: pipeline of {} channel{}, chunk {} x {} loop{} per channel and head: the schedule runs "
+                        "{} segment{}{} ({} {}: NCCL's NVLS channels and chunks)\n",
+                        pipeline.channels, pipeline.channels == 1 ? "" : "s", format_size(pipeline.chunk_bytes),
+                        pipeline.loops, pipeline.loops == 1 ? "" : "s", rec.segments, rec.segments == 1 ? "" : "s",
+                        rec.segments != pipeline.segments ? ", as --segments asks"
+                        : pipeline.loops > pipeline.segments ? fmt::format(", one per loop up to {}", pipeline.segments)
+                                                             : ", one per loop",
+                        rec.runs, rec.protocol.name);
+  else if (pipeline.active())
     text += fmt::format("  runtime: pipeline of {} channel{}, chunk {} x {} loop{} per channel, {} slice{} per chunk step: "
                         "{} flag waits per rank on the chain of {} steps ({} {}: NCCL's buffers and chunks)\n",
                         pipeline.channels, pipeline.channels == 1 ? "" : "s", format_size(pipeline.chunk_bytes),

@@ -133,7 +133,8 @@ CLI::Option* add_collective_option(CLI::App& app, std::string& collective) {
 }
 
 CLI::Option* add_segments_option(CLI::App& app, std::uint32_t& segments) {
-  return app.add_option("-k,--segments", segments, "Pipeline segments: slices of each ring step, segments of a tree's buffer (default: ~1 MiB each, 1..64)")
+  return app.add_option("-k,--segments", segments, "Pipeline segments: slices of each ring step, segments of a tree's buffer (default: ~1 MiB each, 1..64; "
+                        "predict with a runtime that names its GPUs: nvls and nvls-tree one per loop of NCCL's NVLS channels)")
       ->check(whole_number(1, 1u << 20));
 }
 

@@ -427,8 +427,12 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   of microseconds where the mid-size points are hundreds slower (8 A100s at 16-128 MiB: 130-390 us
   beyond collsim's ring; 8 H100s on NVLS at 16-256 MiB: 40-220 us). What is still missing: the
   Simple ring's per-channel rate (one thread block's copy rate) and NCCL's own channel count from
-  its topology search; NVLS's chunk sizes by size (32 KiB below 64 MiB on 8 GPUs, enqueue.cc),
-  which NCCL's model gives no per-chunk latency to price by; the tree's and chain's pipelines.
+  its topology search; the tree's and chain's pipelines. NVLS's pipeline is modelled: NCCL's
+  NVLS channels (16 on Hopper), its chunks by size (16-128 KiB, calcCollChunking) and its loops of
+  one chunk per head, run as one segment each, so the fill and drain of few loops show at mid
+  sizes (8 H100s: 2 loops at 8 MiB, 64 at 1 GiB). It took the single-node NVSwitch rows at
+  1-128 MiB from 27.9% to 16.7% (8 MiB: -30% -> -17%; 64 MiB: -26% -> -11%), EFA's 1-128 MiB
+  from 56.2% to 53.4%, all 1-128 MiB from 32.5% to 31.8%; nothing got worse.
   Together they put the half-way size of the bandwidth ramp near 16-32 MiB on these nodes where
   collsim has it near 4-8 MiB.
 - **The cloud transports (EFA, GPUDirect-TCPXO).** The presets `aws-p5-efa` and
@@ -463,7 +467,14 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   point-to-point figure gives NVLS's own rate. NCCL's model (`nvlsEfficiency` 0.85 of the bus
   bandwidth, on 15 of its 16 NVLS channels on Hopper: tuning.cc, transport/nvls.cc) is the
   switch's throughput in the presets (2.87 TB/s), which took these rows from 16-18% fast to
-  about 11-13% fast at 1 GiB and more.
+  about 11-13% fast at 1 GiB and more. In NCCL's model that efficiency multiplies its own NVLink
+  figure (`SM90_NVLINK_BW` 20.6 GB/s a link, src/graph/topo.h, which its NVLS graph search shares
+  among its heads at rates of its speed array), and the (nChannels - 1) / nChannels beside it counts
+  the NVLS graph's channels, its heads (8 on these nodes: search.cc), not the 16 NVLS channels; the
+  presets apply it to the datasheet's 25 GB/s a link on 15/16. The NVLink rate barely binds
+  collsim's `nvls` (the catalog's 84.4% of the link against NCCL's 82.4%: 1 GiB on 8 H100s within
+  0.1%); the switch's throughput does, and re-deriving it from NCCL's model needs the search's
+  per-head rates, which collsim does not reproduce. Not changed here.
 - **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
   so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
   CPU and back down; the preset makes that link the one resource all messages share. One way

@@ -40,12 +40,36 @@ std::vector<std::vector<Rank>> mesh_channel_orders(const PredictionRequest& r, c
   return orders;
 }
 
+// What a step from rank 0 to `dst` crosses (the runtime's step latency); unknown without a
+// runtime (a flat network never has one: the flat form takes no `runtime:`, and its classes
+// name no transport) and on one rank.
+Transport step_transport(const PredictionRequest& r, Rank dst) {
+  if (r.runtime == CollectiveRuntime::none || r.ranks < 2 || r.ranks > r.topology->ranks())
+    return Transport::unknown;
+  return pair_transport(*r.topology, 0, dst);
+}
+
+RuntimeRun runtime_run(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol,
+                       std::uint64_t bytes) {
+  return {.algorithm = algorithm, .protocol = protocol, .bytes = bytes, .ranks = r.ranks,
+          .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node,
+          .collective = r.collective, .intra = step_transport(r, 1), .inter = step_transport(r, r.ranks - 1)};
+}
+
+// The segments a run asks for: --segments where given, else those its runtime's pipeline sets
+// (NVLS: one per NCCL loop), else the algorithm's default (0).
+std::uint32_t requested_segments(const PredictionRequest& r, const AlgorithmEntry& algorithm, std::uint64_t bytes) {
+  if (!algorithm.pipelined) return 0;
+  if (r.segments > 0 || r.runtime == CollectiveRuntime::none) return r.segments;
+  return nccl_nvls_pipeline(runtime_run(r, algorithm.name, simple_protocol(), bytes), r.runtime_hardware).segments;
+}
+
 ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntry& algorithm, std::uint64_t bytes) {
   ScheduleRequest sr;
   sr.collective = r.collective;
   sr.ranks = r.ranks;
   sr.bytes = bytes;
-  sr.segments = algorithm.pipelined ? r.segments : 0;
+  sr.segments = requested_segments(r, algorithm, bytes);
   sr.ranks_per_node = r.cost.ranks_per_node;
   sr.pair_bytes = r.pair_bytes;
   sr.channels = channels_for(r, algorithm.name);
@@ -558,23 +582,9 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   return r;
 }
 
-namespace {
-// What a step from rank 0 to `dst` crosses (the runtime's step latency); unknown without a
-// runtime (a flat network never has one: the flat form takes no `runtime:`, and its classes
-// name no transport) and on one rank.
-Transport step_transport(const PredictionRequest& r, Rank dst) {
-  if (r.runtime == CollectiveRuntime::none || r.ranks < 2 || r.ranks > r.topology->ranks())
-    return Transport::unknown;
-  return pair_transport(*r.topology, 0, dst);
-}
-}  // namespace
-
 RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol,
                    std::uint64_t bytes) {
-  const RuntimeRun run{.algorithm = algorithm, .protocol = protocol, .bytes = bytes, .ranks = r.ranks,
-                       .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node,
-                       .collective = r.collective, .intra = step_transport(r, 1), .inter = step_transport(r, r.ranks - 1)};
-  const RunRuntime runtime = run_runtime(r.runtime, r.runtime_hardware, run);
+  const RunRuntime runtime = run_runtime(r.runtime, r.runtime_hardware, runtime_run(r, algorithm, protocol, bytes));
   Protocol priced = protocol;
   priced.step = runtime.step;
   priced.rate = runtime.rate;

@@ -54,14 +54,18 @@ struct RuntimeRate {
 // collective into chunks (its connection buffer / NCCL_STEPS x the chunk steps), runs them in
 // loops of ranks x chunk, and each chunk step in slices that each wait on their peer's flag.
 // The runtime prices the flag waits beyond one per step as `extra_sync_s` (in the run's fixed
-// cost); the rest is reported (--detail). Not modelled: channels 0.
+// cost); the rest is reported (--detail). NVLS and NVLS-tree run loops of one chunk per head
+// and channel through their stages (scatter, the switch's reduce and multicast, gather): the
+// schedule runs one segment per loop (`segments`), so the engines price the fill and drain of
+// that pipeline on the links. Not modelled: channels 0.
 struct RuntimePipeline {
   std::uint32_t channels = 0;      // the channels NCCL runs at this size (at most MAXCHANNELS)
   std::uint64_t chunk_bytes = 0;   // one chunk step of one channel, shrunk for the last loop
   std::uint64_t loops = 0;         // loops per channel
   std::uint32_t slices = 0;        // slices per chunk step, each a flag wait
-  std::uint64_t steps = 0;         // chunk steps of one loop on the ring's chain (2(P-1) for allreduce)
+  std::uint64_t steps = 0;         // chunk steps of one loop on the ring's chain (2(P-1) for allreduce; NVLS 0)
   double extra_sync_s = 0;         // the flag waits beyond one per step, paid once per collective
+  std::uint32_t segments = 0;      // the schedule's segments it sets (NVLS: one per loop; 0: the algorithm's default)
 
   bool active() const { return channels > 0; }
 };

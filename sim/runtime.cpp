@@ -107,6 +107,26 @@ constexpr std::uint64_t kRingChunkSteps = kNcclSteps / 2, kRingSliceSteps = kNcc
 // modelled; this bound gives the fewest loops it could run.
 constexpr std::uint32_t kNcclMaxChannels = 64;
 
+// --- The NVLS pipeline (allreduce; NCCL 2.30.7). Channels: NVLS_NCHANNELS_SM90 16, on
+// Blackwell NVLS_NCHANNELS_SM100_NVL 24 on one node (src/transport/nvls.cc, ncclNvlsTuning),
+// taken whole by topoGetAlgoInfo (src/enqueue.cc: "NVLS should not need more than 16 channels").
+// Blackwell across nodes (NVLS_NCHANNELS_SM100 32) retunes channels and chunks by the NICs'
+// rate (ncclNvlsTreeSm100Tuning), which collsim does not carry into the runtime: not modelled.
+constexpr std::uint32_t kNvlsChannelsHopper = 16, kNvlsChannelsBlackwellOneNode = 24;
+// scheduleCollTasksToPlan (src/enqueue.cc) deals a collective to channels in cells of
+// MinTrafficPerChannel = 32 KiB of traffic, an allreduce's traffic being 2 bytes per byte
+// (ncclFuncTrafficPerByte): cells of 16 KiB of the buffer, at least 32 KiB of traffic in all.
+constexpr std::uint64_t kMinTrafficPerChannel = 32 << 10, kAllreduceTrafficPerByte = 2;
+// The chunk (calcCollChunking, called per channel with nChannels = 1): the Simple step
+// (DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS = 512 KiB) capped at NCCL_NVLS_CHUNKSIZE 128 KiB
+// (nvls.cc); NVLS halves it to 64 KiB below 64 x heads x chunk of the channel's bytes, 32 KiB
+// below 8 x, 16 KiB below 2 x; NVLS-tree caps it at nvlsTreeMaxChunkSize (the chunk size, 64 KiB
+// on 4 nodes or more: nvls.cc) and takes 64 KiB below 4 x heads x chunk, 32 KiB below 1 x.
+constexpr std::uint64_t kNvlsChunk = 128 << 10, kNvlsTreeChunkFourNodes = 64 << 10;
+constexpr std::uint64_t kNvlsLastChunkAlign = 16 << 10;
+// NCCL_MAX_NVLS_ARITY (src/include/device.h): the most heads an NVLS group has.
+constexpr std::uint64_t kNvlsMaxHeads = 32;
+
 // tuning.cc, ncclTopoGetAlgoTime: "lat *= comm->minCompCap < 80 ? 1.9 : 1.4; // Plateau effect
 // of ring", for a Simple ring allreduce across nodes with at least 64 bytes per channel and rank.
 constexpr double kRingPlateauBeforeAmpere = 1.9, kRingPlateau = 1.4;
@@ -173,7 +193,59 @@ void scale_latencies(RunRuntime& out, double factor) {
   for (double& s : out.step.by_transport) s *= factor;
 }
 
+// The bytes of the fullest channel when `bytes` are dealt to `channels` in cells
+// (scheduleCollTasksToPlan): each channel takes its share of the traffic, whole cells.
+std::uint64_t nvls_channel_bytes(std::uint64_t bytes, std::uint32_t channels, std::uint32_t& used) {
+  const std::uint64_t cell = ceil_div(ceil_div(kMinTrafficPerChannel, kAllreduceTrafficPerByte), 16) * 16;
+  const std::uint64_t cells = std::max<std::uint64_t>(ceil_div(bytes, cell), 1);
+  const std::uint64_t traffic = std::max(kMinTrafficPerChannel, bytes * kAllreduceTrafficPerByte);
+  const std::uint64_t per_channel_traffic = ceil_div(traffic / channels, 16) * 16;
+  std::uint64_t cells_per_channel = std::min(cells, ceil_div(per_channel_traffic, cell * kAllreduceTrafficPerByte));
+  if (ceil_div(cells, cells_per_channel) > channels) cells_per_channel = ceil_div(cells, channels);
+  used = std::uint32_t(ceil_div(cells, cells_per_channel));
+  return std::min(bytes, cells_per_channel * cell);
+}
+
+// calcCollChunking's NVLS and NVLS_TREE branches for a channel of `bytes` with `heads` heads.
+std::uint64_t nvls_chunk_bytes(bool tree, std::uint64_t bytes, std::uint64_t heads, Rank nodes) {
+  std::uint64_t chunk = kNvlsChunk;
+  if (!tree) {
+    if (bytes < 64 * heads * chunk && chunk > (64 << 10)) chunk = 64 << 10;
+    if (bytes < 8 * heads * chunk && chunk > (32 << 10)) chunk = 32 << 10;
+    if (bytes < 2 * heads * chunk && chunk > (16 << 10)) chunk = 16 << 10;
+    return chunk;
+  }
+  if (nodes >= 4) chunk = std::min(chunk, kNvlsTreeChunkFourNodes);
+  if (bytes < 4 * heads * chunk && chunk > (64 << 10)) chunk = 64 << 10;
+  if (bytes < 1 * heads * chunk && chunk > (32 << 10)) chunk = 32 << 10;
+  return chunk;
+}
+
 }  // namespace
+
+RuntimePipeline nccl_nvls_pipeline(const RuntimeRun& run, const RuntimeHardware& hardware) {
+  const Family family = family_of(run.algorithm);
+  const bool tree = family == Family::nvls_tree;
+  if ((family != Family::nvls && !tree) || run.collective != Collective::allreduce || run.ranks < 2) return {};
+  const std::uint32_t cc = hardware.compute_capability;
+  if (cc < 90 || (cc >= 100 && run.nodes > 1)) return {};
+  // The heads: one per GPU of the node (one node: NCCL's search takes them all; across nodes
+  // one per GPU with its own NIC, as on the presets that run NVLS-tree).
+  const std::uint64_t heads = std::clamp<std::uint64_t>(tree ? run.ranks_per_node : run.ranks, 1, kNvlsMaxHeads);
+  RuntimePipeline p;
+  const std::uint32_t channels = cc >= 100 ? kNvlsChannelsBlackwellOneNode : kNvlsChannelsHopper;
+  const std::uint64_t per_channel = nvls_channel_bytes(run.bytes, channels, p.channels);
+  const std::uint64_t chunk = nvls_chunk_bytes(tree, per_channel, heads, run.nodes);
+  // device/all_reduce.h, NVLS and NVLS_TREE: a loop moves heads x chunk of a channel's part; the
+  // last one shrinks its chunk to what is left over the heads, rounded up to 16 KiB (NVLS on one
+  // node: "alignUp(divUp(remCount, nvls->nHeads), 16384 / sizeof(T))") or 16 bytes (NVLS-tree).
+  p.loops = std::max<std::uint64_t>(ceil_div(per_channel, heads * chunk), 1);
+  const std::uint64_t last_align = tree ? 16 : kNvlsLastChunkAlign;
+  p.chunk_bytes = p.loops == 1 ? ceil_div(ceil_div(per_channel, heads), last_align) * last_align : chunk;
+  p.slices = 1;
+  p.segments = std::uint32_t(std::min<std::uint64_t>(p.loops, kMaxNvlsSegments));
+  return p;
+}
 
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
                                     Rank ranks) {
@@ -233,6 +305,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
     if (plateau_applies(run, hardware, out.pipeline)) scale_latencies(out, hardware.compute_capability < 80 ? kRingPlateauBeforeAmpere : kRingPlateau);
   } else {
     out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);
+    out.pipeline = nccl_nvls_pipeline(run, hardware);
   }
   return out;
 }

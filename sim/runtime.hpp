@@ -18,6 +18,10 @@
 //           steps, runs them in loops of ranks x chunk and each chunk step in slices, every
 //           slice a flag wait on the ring's chain; the waits beyond one per step are paid once
 //           per collective with the fixed cost (sim/protocol.hpp, RuntimePipeline).
+//           NVLS and NVLS-tree run loops of one chunk per head (a GPU that owns a part) and
+//           channel, on NCCL's NVLS channels and chunk by size (src/transport/nvls.cc,
+//           src/enqueue.cc calcCollChunking): the schedule runs one segment per loop, so the
+//           engines price that pipeline's fill and drain on the links (RuntimePipeline::segments).
 //   plateau: NCCL's model lengthens a Simple ring allreduce's latency across nodes (1.4x,
 //           1.9x before Ampere: tuning.cc, ncclTopoGetAlgoTime, "Plateau effect of ring").
 // The numbers are NCCL's own tuning constants (src/graph/tuning.cc, NCCL 2.30.x: baseLatencies
@@ -72,5 +76,14 @@ std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& 
 // rest): its channels, chunk, loops and slices, and the flag waits beyond one per step priced
 // with `step` (enqueue.cc calcCollChunking, device/all_reduce.h runRing).
 RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step);
+
+// NCCL's NVLS or NVLS-tree pipeline for `run` (allreduce; inactive for the rest, and without
+// `hardware`'s compute capability, which sets the channels): its channels, chunk and loops per
+// channel, and the schedule's segments, one per loop (at most kMaxNvlsSegments). No flag wait
+// is priced: NCCL's model counts none per chunk (its NVLS latency is one per collective).
+RuntimePipeline nccl_nvls_pipeline(const RuntimeRun& run, const RuntimeHardware& hardware);
+// The most segments nccl_nvls_pipeline sets (the default segment rule's bound: beyond it a
+// pipeline's fill is under 1/64 of the run).
+inline constexpr std::uint32_t kMaxNvlsSegments = 64;
 
 }  // namespace collsim

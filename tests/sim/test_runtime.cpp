@@ -279,6 +279,98 @@ TEST_CASE("NVLS, NVLS-tree and CollNet pay NCCL's whole latency once and nothing
   REQUIRE_FALSE(none.step.active);
 }
 
+TEST_CASE("NCCL's NVLS pipeline: its channels, chunk by size, loops of heads x chunk, a segment per loop") {
+  const Protocol& simple = simple_protocol();
+  const RuntimeHardware hopper{90, false}, blackwell{100, false};
+  // 8 H100 on one node: 16 channels (NVLS_NCHANNELS_SM90); a channel's bytes against 64 / 8 / 2 x
+  // 8 heads x chunk (calcCollChunking): 1 GiB keeps 128 KiB chunks, 64 MiB a channel, 64 loops.
+  RuntimePipeline p = nccl("nvls", simple, 1, 8, 1ull << 30, hopper).pipeline;
+  CHECK(p.channels == 16);
+  CHECK(p.chunk_bytes == 128u << 10);
+  CHECK(p.loops == 64);
+  CHECK(p.segments == 64);
+  CHECK(p.extra_sync_s == 0);
+  // 64 MiB: 4 MiB a channel, below 64 x 8 x 128 KiB: 64 KiB chunks, 8 loops.
+  p = nccl("nvls", simple, 1, 8, 64 << 20, hopper).pipeline;
+  CHECK(p.chunk_bytes == 64u << 10);
+  CHECK(p.loops == 8);
+  // 16 MiB: 1 MiB a channel, below 8 x 8 x 64 KiB: 32 KiB, 4 loops; 8 MiB: 2 loops.
+  p = nccl("nvls", simple, 1, 8, 16 << 20, hopper).pipeline;
+  CHECK(p.chunk_bytes == 32u << 10);
+  CHECK(p.loops == 4);
+  CHECK(nccl("nvls", simple, 1, 8, 8 << 20, hopper).pipeline.loops == 2);
+  // 1 MiB: 64 KiB a channel, below 2 x 8 x 32 KiB: 16 KiB chunks, one loop, whose chunk NCCL
+  // shrinks to 64 KiB / 8 heads rounded up to 16 KiB.
+  p = nccl("nvls", simple, 1, 8, 1 << 20, hopper).pipeline;
+  CHECK(p.loops == 1);
+  CHECK(p.chunk_bytes == 16u << 10);
+  // 32 KiB: two cells of 16 KiB (32 KiB of traffic each, scheduleCollTasksToPlan): 2 channels.
+  p = nccl("nvls", simple, 1, 8, 32 << 10, hopper).pipeline;
+  CHECK(p.channels == 2);
+  CHECK(p.chunk_bytes == 16u << 10);
+  // NVLS-tree rounds its last chunk to 16 bytes: 1 MiB on 2 nodes of 8, 64 KiB / 8 heads.
+  CHECK(nccl("nvls-tree", simple, 2, 8, 1 << 20, hopper).pipeline.chunk_bytes == 8u << 10);
+  // 4 GiB: 256 loops, the schedule at most 64 segments.
+  p = nccl("nvls", simple, 1, 8, 4ull << 30, hopper).pipeline;
+  CHECK(p.loops == 256);
+  CHECK(p.segments == kMaxNvlsSegments);
+  // Blackwell on one node: 24 channels (NVLS_NCHANNELS_SM100_NVL).
+  CHECK(nccl("nvls", simple, 1, 8, 1ull << 30, blackwell).pipeline.channels == 24);
+  // NVLS-tree on 2 nodes of 8: a channel's 2 MiB of 32 MiB below 4 x 8 x 128 KiB: 64 KiB, 4 loops;
+  // on 4 nodes or more nvlsTreeMaxChunkSize caps it at 64 KiB even at 1 GiB.
+  p = nccl("nvls-tree", simple, 2, 8, 32 << 20, hopper).pipeline;
+  CHECK(p.chunk_bytes == 64u << 10);
+  CHECK(p.loops == 4);
+  CHECK(nccl("nvls-tree", simple, 2, 8, 1ull << 30, hopper).pipeline.chunk_bytes == 128u << 10);
+  CHECK(nccl("nvls-tree", simple, 4, 8, 1ull << 30, hopper).pipeline.chunk_bytes == 64u << 10);
+  // Not modelled: no GPU named, Blackwell across nodes (its NIC-rate tuning), the other algorithms.
+  CHECK_FALSE(nccl("nvls", simple, 1, 8, 1ull << 30).pipeline.active());
+  CHECK_FALSE(nccl("nvls-tree", simple, 2, 8, 1ull << 30, blackwell).pipeline.active());
+  CHECK_FALSE(nccl("collnet", simple, 2, 8, 1ull << 30, hopper).pipeline.active());
+  CHECK(nccl("ring", simple, 1, 8, 1ull << 30, hopper).pipeline.segments == 0);
+}
+
+namespace {
+// One node of 8 GPUs on an NVSwitch that reduces far faster than its links (nvlink4: 18 x 25 GB/s
+// x 0.844, latency 0), gamma 0, NCCL's runtime on Hopper.
+ClusterConfig nvls_node() {
+  return parse_cluster_config(
+      "name: t\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n"
+      "nodes: {count: 1, gpus_per_node: 8, switch: nvswitch, gpu_link: nv, reduction: nvls, reduction_Bps: 1.0e+15, "
+      "reduction_latency_s: 0}\ngamma_s_per_byte: 0\nruntime: {library: nccl, compute_capability: 9.0, host_cpu: intel}\n",
+      "t.yaml");
+}
+}  // namespace
+
+TEST_CASE("NVLS on 8 H100 by hand: NCCL's latency, then its loops as segments through the switch") {
+  const ClusterConfig c = nvls_node();
+  PredictionRequest r = cluster_request(c);
+  r.algorithms = {"nvls"};
+  r.engine = EngineKind::analytic;
+  const double p = 8;
+  // A hop moves one part of one segment, N / (P S) bytes, at the link's rate (no alpha: NVLS's
+  // steps cost nothing, its latency is the 25 us once). One segment: 2P hops (nvls.cpp's closed
+  // form). S >= 4 segments: each GPU's send port carries P parts up and one write-back per
+  // segment, (P + 1) S hops, and the last segment's sum back, write-back and the P - 1
+  // multicasts its owner's port receives one after another, 2P + 3 more.
+  const auto by_hand = [&](double n, double s) {
+    const double hop = n / (p * s) / kNvlink4_Bps;
+    return 25e-6 + (s == 1 ? 2 * p : (p + 1) * s + 2 * p + 3) * hop;
+  };
+  // 1 MiB: one loop; 16 MiB: 4 loops of 32 KiB chunks; 1 GiB: 64 loops of 128 KiB.
+  for (const auto& [bytes, loops] : {std::pair{1ull << 20, 1.0}, {16ull << 20, 4.0}, {1ull << 30, 64.0}}) {
+    INFO(bytes);
+    r.sizes = {bytes};
+    const PredictionRecord rec = predict(r).at(0);
+    CHECK(rec.segments == std::uint32_t(loops));
+    CHECK(rec.time_s == Approx(by_hand(double(bytes), loops)).epsilon(1e-9));
+  }
+  // --segments still decides where given.
+  r.sizes = {16ull << 20};
+  r.segments = 8;
+  CHECK(predict(r).at(0).time_s == Approx(by_hand(16 << 20, 8)).epsilon(1e-9));
+}
+
 TEST_CASE("a config names its runtime and its classes' transport, or is refused saying what is expected") {
   REQUIRE(nvlink_star(true).runtime == CollectiveRuntime::nccl);
   REQUIRE(nvlink_star(false).runtime == CollectiveRuntime::none);
@@ -332,5 +424,32 @@ TEST_CASE("with NCCL's runtime the flow engine and SimGrid agree to 1e-6") {
       const std::vector<PredictionRecord> simgrid = predict(r);
       for (std::size_t i = 0; i < flow.size(); ++i) REQUIRE(simgrid[i].time_s == Approx(flow[i].time_s).epsilon(1e-6));
     }
+}
+
+TEST_CASE("with NCCL's NVLS pipeline the flow engine and SimGrid agree to 1e-6") {
+  // NVLS-tree on 2 nodes of 4 GPUs whose NVSwitches reduce, and NVLS on one such node: the
+  // schedule in NCCL's loops (2 MiB + 17 bytes: 1 loop; 50 MB: 4 loops on one node, 8 across).
+  const auto cluster = [](int nodes) {
+    return parse_cluster_config(
+        fmt::format("name: n\nlink_classes:\n  nv: {{technology: nvlink4, links: 18}}\n  pc: {{technology: pcie5}}\n"
+                    "  ib: {{technology: ib-ndr}}\nnodes: {{count: {}, gpus_per_node: 4, switch: nvswitch, gpu_link: nv, "
+                    "reduction: nvls, reduction_Bps: 1.2345e+12, reduction_latency_s: 0, nics_per_node: 4, nic_link: pc}}\n"
+                    "topology: {{kind: star, link: ib}}\ngamma_s_per_byte: 1.234567e-12\n"
+                    "runtime: {{library: nccl, compute_capability: 9.0, host_cpu: intel}}\n",
+                    nodes),
+        "n.yaml");
+  };
+  for (const auto& [algo, nodes] : {std::pair{"nvls-tree", 2}, {"nvls", 1}}) {
+    INFO(algo);
+    PredictionRequest r = cluster_request(cluster(nodes));
+    r.algorithms = {algo};
+    r.sizes = {(2 << 20) + 17, 50000017};
+    r.engine = EngineKind::flow;
+    const std::vector<PredictionRecord> flow = predict(r);
+    r.engine = EngineKind::simgrid;
+    const std::vector<PredictionRecord> simgrid = predict(r);
+    REQUIRE(flow.at(1).segments > 1);
+    for (std::size_t i = 0; i < flow.size(); ++i) REQUIRE(simgrid[i].time_s == Approx(flow[i].time_s).epsilon(1e-6));
+  }
 }
 #endif

@@ -23,6 +23,11 @@
 // "Full" and "fastest" are tested within kSlack relative, for the rounding of sums: the rates
 // kept are the max-min allocation up to rounding. A test that is too strict only makes S
 // larger.
+//
+// Speed: a solve re-rates about ten flows on some twenty links (two-tree on 8 channels), so
+// its cost is per-call overhead and cache lines more than arithmetic. The small helpers called
+// per flow or link (take, sum_outside, measure, bottlenecked, find_bottleneck, widen,
+// push_share) are `inline`: left as calls, they were 8% of a run's instructions (cachegrind).
 #include "sim/max_min.hpp"
 
 #include <algorithm>
@@ -58,28 +63,43 @@ MaxMinSharing::MaxMinSharing(std::span<const double> capacity) : links_(capacity
 
 // A flow crossing no link gets its infinite rate at once; solve() never sees it.
 void MaxMinSharing::add(std::uint32_t flow, std::span<const std::uint32_t> route, double bound_Bps) {
-  if (flow >= flows_.size()) flows_.resize(flow + 1);
-  Flow& f = flows_[flow];
-  f.route.assign(route.begin(), route.end());
   double smallest = std::numeric_limits<double>::infinity();
   for (std::uint32_t l : route) smallest = std::min(smallest, links_[l].capacity);
-  if (!route.empty() && bound_Bps < smallest) {  // its private link: index real_links_ + flow slot
+  const bool bounded = !route.empty() && bound_Bps < smallest;  // its private link: real_links_ + flow slot
+  if (route.size() + bounded > stride_) restride(route.size() + bounded);
+  if (flow >= flows_.size()) {
+    flows_.resize(flow + 1);
+    routes_.resize(flows_.size() * stride_);
+  }
+  Flow& f = flows_[flow];
+  std::uint32_t* links = routes_.data() + std::size_t(flow) * stride_;
+  std::copy(route.begin(), route.end(), links);
+  f.length = std::uint32_t(route.size());
+  if (bounded) {
     const std::uint32_t own = std::uint32_t(real_links_ + flow);
     if (own >= links_.size()) links_.resize(own + 1);
     links_[own].capacity = bound_Bps;
-    f.route.push_back(own);
+    links[f.length++] = own;
   }
   f.rate = route.empty() ? kInfinity : -1;  // -1: not rated yet, so solve() reports it
   f.taken = f.round = 0;
-  for (std::uint32_t l : f.route) {
+  for (std::uint32_t l : this->route(flow)) {
     links_[l].flows.push_back(flow);
     dirty_.push_back(l);
   }
-  if (!route.empty()) f.bottleneck = f.route[0];
+  if (!route.empty()) f.bottleneck = links[0];
+}
+
+void MaxMinSharing::restride(std::size_t stride) {
+  std::vector<std::uint32_t> wider(flows_.size() * stride);
+  for (std::size_t f = 0; f < flows_.size(); ++f)
+    std::copy_n(routes_.data() + f * stride_, flows_[f].length, wider.data() + f * stride);
+  routes_.swap(wider);
+  stride_ = stride;
 }
 
 void MaxMinSharing::remove(std::uint32_t flow) {
-  for (std::uint32_t l : flows_[flow].route) {
+  for (std::uint32_t l : route(flow)) {
     std::vector<std::uint32_t>& on = links_[l].flows;
     *std::find(on.begin(), on.end(), flow) = on.back();
     on.pop_back();
@@ -124,13 +144,13 @@ std::span<const std::uint32_t> MaxMinSharing::solve() {
   return result_;
 }
 
-void MaxMinSharing::take(std::uint32_t flow) {
+inline void MaxMinSharing::take(std::uint32_t flow) {
   Flow& f = flows_[flow];
   if (f.taken == epoch_) return;
   f.taken = epoch_;
   f.before = f.rate;
   taken_.push_back(flow);
-  for (std::uint32_t l : f.route) {
+  for (std::uint32_t l : route(flow)) {
     mark(l);
     links_[l].outside_epoch = 0;  // it was outside until now
   }
@@ -143,12 +163,6 @@ void MaxMinSharing::take_component() {
     for (std::uint32_t f : links_[changed_[i]].flows) take(f);
 }
 
-void MaxMinSharing::mark(std::uint32_t link) {
-  if (links_[link].changed == epoch_) return;
-  links_[link].changed = epoch_;
-  changed_.push_back(link);
-}
-
 // The common case, handled without filling: a flow alone on each of its links gets its
 // route's smallest capacity. It leaves S for lone_ (keeping its stamp: it shares no link
 // with anything the filling or the check looks at).
@@ -157,15 +171,16 @@ void MaxMinSharing::rate_lone_flows() {
   std::size_t kept = 0;
   for (std::uint32_t x : taken_) {
     Flow& f = flows_[x];
-    const bool alone = std::all_of(f.route.begin(), f.route.end(),
-                                   [&](std::uint32_t l) { return links_[l].flows.size() == 1; });
+    const std::span<const std::uint32_t> links = route(x);
+    const bool alone =
+        std::all_of(links.begin(), links.end(), [&](std::uint32_t l) { return links_[l].flows.size() == 1; });
     if (!alone) {
       taken_[kept++] = x;
       continue;
     }
     lone_.push_back(x);
     f.rate = kInfinity;
-    for (std::uint32_t l : f.route)
+    for (std::uint32_t l : links)
       if (links_[l].capacity < f.rate) {
         f.rate = links_[l].capacity;
         f.bottleneck = l;
@@ -191,9 +206,9 @@ void MaxMinSharing::fill() {
     k.unfrozen = 0;
   }
   for (std::uint32_t x : lone_)  // alone on their links, rated already
-    for (std::uint32_t l : flows_[x].route) links_[l].load = links_[l].fastest = flows_[x].rate;
+    for (std::uint32_t l : route(x)) links_[l].load = links_[l].fastest = flows_[x].rate;
   for (std::uint32_t f : taken_)
-    for (std::uint32_t l : flows_[f].route) ++links_[l].unfrozen;
+    for (std::uint32_t l : route(f)) ++links_[l].unfrozen;
   open_.clear();
   for (std::uint32_t l : changed_)
     if (links_[l].unfrozen > 0) {
@@ -255,7 +270,7 @@ void MaxMinSharing::fill_by_heap() {
   }
 }
 
-void MaxMinSharing::push_share(std::uint32_t link) {
+inline void MaxMinSharing::push_share(std::uint32_t link) {
   Link& k = links_[link];
   k.heap_share = k.fair_share;
   heap_.emplace_back(k.fair_share, link);
@@ -272,7 +287,7 @@ void MaxMinSharing::freeze(std::uint32_t link, double fair, bool heap) {
     f.round = round_;
     f.rate = fair;
     f.bottleneck = link;
-    for (std::uint32_t other : f.route) {
+    for (std::uint32_t other : route(x)) {
       Link& o = links_[other];
       o.residual -= fair;
       o.load += fair;
@@ -298,7 +313,7 @@ bool MaxMinSharing::check() {
     const std::size_t before = wider_.size();
     widen(flows_[f].bottleneck, flows_[f].rate);
     if (wider_.size() == before)
-      for (std::uint32_t l : flows_[f].route) widen(l, flows_[f].rate);
+      for (std::uint32_t l : route(f)) widen(l, flows_[f].rate);
   }
   for (std::uint32_t l : changed_)
     for (std::uint32_t x : links_[l].flows) {
@@ -313,7 +328,7 @@ bool MaxMinSharing::check() {
 
 // The load and fastest rate of the flows outside S, summed once per solve: a link carries
 // many flows, S few.
-void MaxMinSharing::sum_outside(Link& k) {
+inline void MaxMinSharing::sum_outside(Link& k) {
   k.outside_epoch = epoch_;
   k.outside_load = k.outside_fastest = 0;
   for (std::uint32_t x : k.flows)
@@ -323,7 +338,7 @@ void MaxMinSharing::sum_outside(Link& k) {
     }
 }
 
-void MaxMinSharing::measure(std::uint32_t link) {
+inline void MaxMinSharing::measure(std::uint32_t link) {
   Link& k = links_[link];
   k.measured = round_;
   k.load = k.fastest = 0;
@@ -333,17 +348,17 @@ void MaxMinSharing::measure(std::uint32_t link) {
   }
 }
 
-bool MaxMinSharing::bottlenecked(std::uint32_t flow, std::uint32_t link) {
+inline bool MaxMinSharing::bottlenecked(std::uint32_t flow, std::uint32_t link) {
   Link& k = links_[link];
   if (k.measured != round_) measure(link);
   return k.load >= k.capacity * (1 - kSlack) && flows_[flow].rate >= k.fastest * (1 - kSlack);
 }
 
 // Keeps the recorded bottleneck if it still holds, else records another link that does.
-bool MaxMinSharing::find_bottleneck(std::uint32_t flow) {
+inline bool MaxMinSharing::find_bottleneck(std::uint32_t flow) {
   Flow& f = flows_[flow];
   if (bottlenecked(flow, f.bottleneck)) return true;
-  for (std::uint32_t l : f.route)
+  for (std::uint32_t l : route(flow))
     if (l != f.bottleneck && bottlenecked(flow, l)) {
       f.bottleneck = l;
       return true;
@@ -352,7 +367,7 @@ bool MaxMinSharing::find_bottleneck(std::uint32_t flow) {
 }
 
 // The outside flows on `link` faster than `faster_than` join S.
-void MaxMinSharing::widen(std::uint32_t link, double faster_than) {
+inline void MaxMinSharing::widen(std::uint32_t link, double faster_than) {
   for (std::uint32_t x : links_[link].flows) {
     Flow& g = flows_[x];
     if (g.taken == epoch_ || g.round == round_ || g.rate <= faster_than * (1 + kSlack)) continue;

@@ -72,10 +72,12 @@ class MaxMinSharing {
   const Stats& stats() const { return stats_; }
 
  private:
+  // 40 bytes, its route apart (routes_): a solve reads a few dozen flows scattered over the
+  // draining ones, and each read costs a cache line, not a line and a heap block.
   struct Flow {
-    std::vector<std::uint32_t> route;
     double rate = 0, before = 0;   // before: the rate when the current solve took it in
     std::uint32_t bottleneck = 0;  // a full link on which it is fastest
+    std::uint32_t length = 0;      // links on its route
     std::uint64_t taken = 0;       // == epoch_: re-rated by the current solve
     std::uint64_t round = 0;       // == round_: frozen by the current filling, or visited by its check
   };
@@ -93,9 +95,17 @@ class MaxMinSharing {
     double outside_load = 0, outside_fastest = 0;  // of its flows outside S
   };
 
+  std::span<const std::uint32_t> route(std::uint32_t flow) const {
+    return {routes_.data() + std::size_t(flow) * stride_, flows_[flow].length};
+  }
+  void restride(std::size_t stride);
   void take(std::uint32_t flow);
   void take_component();
-  void mark(std::uint32_t link);
+  void mark(std::uint32_t link) {
+    if (links_[link].changed == epoch_) return;
+    links_[link].changed = epoch_;
+    changed_.push_back(link);
+  }
   void rate_lone_flows();
   void fill();
   void fill_by_scan();
@@ -111,6 +121,10 @@ class MaxMinSharing {
   void widen(std::uint32_t link, double faster_than);
 
   std::vector<Flow> flows_;
+  // Flow f's route is routes_[f * stride_ ..], stride_ the longest route seen (routes are a
+  // few links; a longer one lays them out again).
+  std::vector<std::uint32_t> routes_;
+  std::size_t stride_ = 0;
   std::vector<Link> links_;              // the network's, then one private link per bounded flow slot
   std::size_t real_links_ = 0;
   std::vector<std::uint32_t> reported_;  // changed_ without private links

@@ -53,7 +53,8 @@ RouteCost corrected_cost(const Network& network, std::span<const LinkId> route, 
   if (protocol.step.active || protocol.rate.active())
     if (const Transport t = route_transport(network, route); t != Transport::unknown) {
       if (protocol.step.active) alpha_s = protocol.step.at(t);
-      bottleneck_Bps = std::min(bottleneck_Bps, protocol.rate.cap_Bps);
+      if (!protocol.rate.network_only || t == Transport::net)
+        bottleneck_Bps = std::min(bottleneck_Bps, protocol.rate.cap_Bps);
     }
   return {alpha_s + latency_s, bottleneck_Bps};
 }

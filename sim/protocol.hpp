@@ -46,6 +46,10 @@ struct RuntimeRate {
   double cap_Bps = std::numeric_limits<double>::infinity();
   std::uint32_t channels = 0;  // the channels the library runs at this size (0: not modelled)
   double link_share = 0;       // of the links' rate, in (0, 1] (0: the protocol's payload fraction)
+  // The cap binds only messages that cross the network: NVLS-tree's per-head cap, where only
+  // its inter-node messages are one head's own stream (inside a node a GPU's channel to the
+  // switch carries every head's part in turn).
+  bool network_only = false;
 
   bool active() const { return cap_Bps != std::numeric_limits<double>::infinity(); }
 };

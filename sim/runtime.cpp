@@ -80,6 +80,10 @@ constexpr double kLlMax[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0,
 constexpr double kRingLL128PerChannel[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
 constexpr double kTreeLL128PerChannel[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 constexpr double kTreePerChannel[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+// perChMaxNVLSTreeBws: per channel of the NVLS graph, whose channels are its heads (search.cc:
+// "NVLS channels correspond to GPUs pulling from NVLS", at most one per GPU); 0: no cap (NVLS-tree
+// is never run on one node).
+constexpr double kNvlsTreePerChannel[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
 constexpr double kGBps = 1e9;
 
 // --- Channels by size (enqueue.cc, topoGetAlgoInfo: "while (nBytes < nc * nt * threadThreshold)
@@ -165,6 +169,17 @@ double rate_cap_Bps(Family family, Proto proto, std::uint32_t channels, const Ru
   if (proto == kLL) return std::min(tree, ll);
   if (proto == kLL128) return std::min(tree, n * kTreeLL128PerChannel[gpu][column] * kGBps);
   return tree;
+}
+
+// What one head's messages of an NVLS-tree allreduce may move: NCCL's model gives the
+// collective nHeads x min(intra, inter, perChMaxNVLSTreeBw) of bus bandwidth and turns it into
+// algorithm bandwidth by nRanks / nsteps, nsteps = 2 (nRanks - 1) (tuning.cc); each head carries
+// 1/nHeads of the buffer in its own messages (nvls_tree.cpp), so each message stream drains at
+// no more than perChMaxNVLSTreeBw x nRanks / (2 (nRanks - 1)). Infinite where NCCL sets none.
+double nvls_tree_head_cap_Bps(const RuntimeHardware& hardware, Rank nodes, Rank ranks) {
+  const double per_channel = kNvlsTreePerChannel[generation_of(hardware.compute_capability)][nodes_column(nodes)];
+  if (per_channel <= 0 || ranks < 2) return std::numeric_limits<double>::infinity();
+  return per_channel * kGBps * double(ranks) / (2.0 * double(ranks - 1));
 }
 
 // The share of the links' rate NCCL's model gives `proto` on `family` (ncclTopoTuneModel's
@@ -306,6 +321,10 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
   } else {
     out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);
     out.pipeline = nccl_nvls_pipeline(run, hardware);
+    if (family == Family::nvls_tree && hardware.compute_capability > 0) {
+      out.rate.cap_Bps = nvls_tree_head_cap_Bps(hardware, nodes, run.ranks);
+      out.rate.network_only = true;
+    }
   }
   return out;
 }

@@ -400,6 +400,44 @@ TEST_CASE("a config names its runtime and its classes' transport, or is refused 
 }
 
 #ifdef COLLSIM_HAVE_SIMGRID
+TEST_CASE("NVLS-tree: each head's messages across nodes at most perChMaxNVLSTreeBw x P / (2 (P - 1))") {
+  const Protocol& simple = simple_protocol();
+  const RuntimeHardware hopper{90, false}, blackwell{100, false};
+  // tuning.cc: Hopper 57.7 GB/s per channel on 2 nodes, 45.5 on more; Blackwell 96 and 80; the
+  // NVLS graph's channels are its heads, and algorithm bandwidth is bus bandwidth x P / nsteps.
+  const RunRuntime two = nccl("nvls-tree", simple, 2, 8, 1 << 30, hopper);
+  CHECK(two.rate.cap_Bps == Approx(57.7e9 * 16 / 30));
+  CHECK(two.rate.network_only);
+  CHECK(nccl("nvls-tree", simple, 4, 8, 1 << 30, hopper).rate.cap_Bps == Approx(45.5e9 * 32 / 62));
+  CHECK(nccl("nvls-tree", simple, 2, 4, 1 << 30, blackwell).rate.cap_Bps == Approx(96e9 * 8 / 14));
+  // No GPU named: no cap; NVLS and the ring's caps bind every message as before.
+  CHECK_FALSE(nccl("nvls-tree", simple, 2, 8).rate.active());
+  CHECK_FALSE(nccl("ring", find_protocol("ll"), 2, 8, 1 << 20, hopper).rate.network_only);
+}
+
+TEST_CASE("NVLS-tree on 2 nodes x 8 H100 by hand: each head's part crosses the network at the head's cap") {
+  // Networks much faster than the cap, and NVLink and the switch too: what is left is NCCL's
+  // fixed latency (25 us NVLS + 2 x 20.9 us for the 2-node tree) and the heads' parts, N / 8 of
+  // each node's sum, crossing at 57.7 GB/s x 16 / 30 in the schedule's segments, one after
+  // another on each head's channel to its peer.
+  const ClusterConfig c = parse_cluster_config(
+      "name: t\nlink_classes:\n  nv: {technology: nvlink4, bandwidth_Bps: 1.0e+14}\n"
+      "  ib: {technology: ib-ndr, bandwidth_Bps: 1.0e+14}\n"
+      "nodes: {count: 2, gpus_per_node: 8, switch: nvswitch, gpu_link: nv, reduction: nvls, reduction_Bps: 1.0e+15, "
+      "reduction_latency_s: 0, nics_per_node: 8, nic_link: ib}\ntopology: {kind: star, link: ib}\n"
+      "gamma_s_per_byte: 0\nruntime: {library: nccl, compute_capability: 9.0, host_cpu: intel}\n",
+      "t.yaml");
+  PredictionRequest r = cluster_request(c);
+  r.algorithms = {"nvls-tree"};
+  r.engine = EngineKind::analytic;
+  r.sizes = {1ull << 30};
+  const double cap = 57.7e9 * 16 / 30, head_part = double(1ull << 30) / 8;
+  const double fixed = 25e-6 + 2 * 20.9e-6;
+  const PredictionRecord rec = predict(r).at(0);
+  CHECK(rec.time_s >= fixed + head_part / cap);
+  CHECK(rec.time_s == Approx(fixed + head_part / cap).epsilon(0.02));
+}
+
 TEST_CASE("with NCCL's runtime the flow engine and SimGrid agree to 1e-6") {
   const ClusterConfig c = parse_cluster_config(
       "name: n\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n  pc: {technology: pcie5}\n"

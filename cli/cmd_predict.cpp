@@ -21,6 +21,7 @@
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/flow_report.hpp"
+#include "sim/pair_pricing.hpp"
 #include "sim/prediction.hpp"
 #include "sim/protocol.hpp"
 #include "sim/trace.hpp"
@@ -105,34 +106,45 @@ std::string describe_protocol(const std::optional<Protocol>& protocol) {
                      p.startup_factor, p.source);
 }
 
-// The header's lines on the network: a flat network's classes as the user gave them; a built
-// fabric's summary, routing, placement, the ranks' memory and the stand-in of the closed forms.
-void print_network(const ClusterConfig& c, const EngineEntry& engine) {
+// One part of the header's lines on the network (Topology::header_parts says which it has).
+void print_header_part(HeaderPart part, const ClusterConfig& c, const EngineEntry& engine) {
   const Topology& t = *c.topology;
-  // Kept branch (docs/design.md, "One priced run"): a what-if's classes are its whole
-  // description; a fabric has routes, a placement and a stand-in to show.
-  if (!t.shares_links) {
-    fmt::print("{}\n\n", describe_links(c.cost));
-    return;
+  switch (part) {
+    case HeaderPart::routes:
+      fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
+                 to_string(t.routing), describe(t.placement),
+                 engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
+                                   : "largest alpha + latencies, bottleneck bandwidth");
+      return;
+    case HeaderPart::rank_links:
+      if (t.models_core())
+        fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its "
+                   "reductions (alone: bytes x gamma)\n",
+                   format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+      else if (t.models_memory())
+        fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its "
+                   "reductions (3 bytes per byte, at most 3/gamma)\n",
+                   format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+      return;
+    case HeaderPart::stand_in:
+      fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
+                 describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
+      return;
+    case HeaderPart::port_bound:
+      if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
+        fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
+                   to_GBps(1 / rank_port_beta(t, 0)),
+                   t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
+      return;
+    case HeaderPart::classes:  // as the user gave them, with the cluster's gamma
+      fmt::print("{}\n", describe_links(c.cost));
+      return;
   }
-  const char* cost = engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
-                                       : "largest alpha + latencies, bottleneck bandwidth";
-  fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
-             to_string(t.routing), describe(t.placement), cost);
-  if (t.models_core())
-    fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its reductions "
-               "(alone: bytes x gamma)\n",
-               format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
-  else if (t.models_memory())
-    fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its reductions "
-               "(3 bytes per byte, at most 3/gamma)\n",
-               format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
-  fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
-             describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
-  if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
-    fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
-               to_GBps(1 / rank_port_beta(t, 0)),
-               t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
+}
+
+// The header's lines on the network: what its topology says describes it, then a blank line.
+void print_network(const ClusterConfig& c, const EngineEntry& engine) {
+  for (HeaderPart part : c.topology->header_parts) print_header_part(part, c, engine);
   fmt::print("\n");
 }
 

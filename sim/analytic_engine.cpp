@@ -2,12 +2,11 @@
 #include "sim/analytic_engine.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
-#include "sim/cost_rule.hpp"
+#include "sim/pair_pricing.hpp"
 
 namespace collsim {
 namespace {
@@ -24,32 +23,6 @@ struct Resource {
       cause = holder;
     }
   }
-};
-
-// Messages between ranks on a topology: each pair routed once (a schedule reuses few pairs
-// many times), each message costed by the rule at its size (and as half of an exchange or not).
-class RoutedPairs {
- public:
-  // `segments`: the schedule's segments, for the cost rule (a slice streams with its transfer).
-  RoutedPairs(const Topology& topology, std::uint32_t segments, const Protocol& protocol)
-      : topology_(topology), segments_(segments), protocol_(protocol) {}
-
-  LinkCost operator()(Rank src, Rank dst, std::uint64_t bytes, bool exchange_half) {
-    auto [it, fresh] = pairs_.try_emplace((std::uint64_t(src) << 32) | dst);
-    Pair& p = it->second;
-    if (fresh) topology_.route(src, dst, 0, p.route);
-    return p.cost.at(topology_.network, p.route, bytes, segments_, protocol_, exchange_half).as_link_cost();
-  }
-
- private:
-  struct Pair {
-    std::vector<LinkId> route;
-    RouteCostCache cost;
-  };
-  const Topology& topology_;
-  std::uint32_t segments_;
-  const Protocol& protocol_;
-  std::unordered_map<std::uint64_t, Pair> pairs_;
 };
 
 // `link(src, dst, bytes, exchange_half)` is the LinkCost a message of `bytes` sees between two
@@ -104,37 +77,26 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const Tran
   return result;
 }
 
+// The pass with what `pricing` gives it (sim/pair_pricing.hpp), as the concrete types it chose.
+template <class Pricing>
+AnalyticResult run_priced(const Schedule& s, const Pricing& pricing, const AnalyticOptions& options) {
+  return pricing.price(s, [&](auto&& link, auto&& gamma, const TransferContext& context) {
+    return run(s, link, gamma, context, options);
+  });
+}
+
 }  // namespace
 
 AnalyticResult run_analytic(const Schedule& s, const CostModel& cost, const AnalyticOptions& options) {
   if (s.info().reducers > 0)
     throw Error(flat_network_has_no_switch(s.info().algorithm));
-  const CostModel sent = with_protocol(cost, options.protocol);
-  const auto link = [&sent](Rank a, Rank b, std::uint64_t, bool) -> const LinkCost& { return sent.link(a, b); };
-  const auto gamma = [&cost](Rank, std::uint64_t, bool) { return cost.gamma_s_per_byte; };
-  return run(s, link, gamma, {}, options);
+  return run_priced(s, ClassPricing(cost, cost.gamma_s_per_byte, options.protocol), options);
 }
 
 AnalyticResult run_analytic(const Schedule& s, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options) {
-  // Kept branch (docs/design.md, "One priced run"): a flat network's routes cost exactly its
-  // classes (topologies/flat_network.hpp): priced by them, its ranks need no routes (an implicit
-  // one has none), and a pair costs no lookup, as the closed forms price it.
-  if (topology.flat) {
-    CostModel classes = *topology.flat;
-    classes.gamma_s_per_byte = gamma_s_per_byte;
-    return run_analytic(s, classes, options);
-  }
   topology.check_reducers(s);
-  // With the ranks' memory modelled, a reduction alone draws on it too (sim/cost_rule.hpp): its
-  // floor, 3 / memory bandwidth, is the rank's (reduction_s_per_byte at gamma 0), worked out
-  // once here rather than at each of a schedule's millions of reductions.
-  std::vector<double> memory_floor(s.info().ranks);
-  for (Rank r = 0; r < memory_floor.size(); ++r) memory_floor[r] = reduction_s_per_byte(topology, r, 0);
-  const auto gamma = [&](Rank r, std::uint64_t bytes, bool into_sent) {
-    return std::max(reduction_gamma(topology, gamma_s_per_byte, bytes, s.info().segments, into_sent), memory_floor[r]);
-  };
-  return run(s, RoutedPairs(topology, s.info().segments, options.protocol), gamma, context_for(s, topology), options);
+  return run_priced(s, PairPricing(topology, gamma_s_per_byte, options.protocol), options);
 }
 
 }  // namespace collsim

@@ -41,8 +41,9 @@ struct AnalyticResult {
 // Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.
 AnalyticResult run_analytic(const Schedule& schedule, const CostModel& cost, const AnalyticOptions& options = {});
 
-// A topology: each message costs its route between the ranks' endpoints (flow 0's route); a
-// flat network (Topology::flat) its class, as above.
+// A topology: each message priced as sim/pair_pricing.hpp chooses for it once: a built fabric's
+// by its route between the ranks' endpoints (flow 0's route), a flat network's by its classes,
+// as above.
 AnalyticResult run_analytic(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
                             const AnalyticOptions& options = {});
 

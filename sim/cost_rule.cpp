@@ -117,31 +117,6 @@ LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t b
   return corrected_cost(topology.network, route_of(topology, src, dst), bytes, 1, protocol, false).as_link_cost();
 }
 
-CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte, std::uint64_t message_bytes,
-                                const Protocol& protocol) {
-  // Kept branch (docs/design.md, "One priced run"): a flat network is the two-class model itself
-  // (topologies/flat_network.hpp), and an implicit one (above kMaxFlatGraphRanks) has no routes.
-  if (topology.flat) {
-    CostModel model = with_protocol(*topology.flat, protocol);
-    model.gamma_s_per_byte = gamma_s_per_byte;
-    return model;
-  }
-  constexpr double kNone = std::numeric_limits<double>::infinity();
-  LinkCost intra{kNone, kNone}, inter{kNone, kNone};
-  for (Rank r = 1; r < topology.ranks(); ++r) {
-    const LinkCost c = pair_cost(topology, 0, r, message_bytes, protocol);
-    LinkCost& best = topology.node_of(r) == topology.node_of(0) ? intra : inter;
-    best.alpha_s = std::min(best.alpha_s, c.alpha_s);
-    best.beta_s_per_byte = std::min(best.beta_s_per_byte, c.beta_s_per_byte);
-  }
-  if (inter.alpha_s == kNone) inter = intra.alpha_s == kNone ? LinkCost{} : intra;
-  if (intra.alpha_s == kNone) intra = inter;
-  CostModel model{inter, intra, reduction_s_per_byte(topology, 0, gamma_s_per_byte), 0};
-  // hierarchical-ring assumes ranks n*G..n*G+G-1 share node n; placement decides if they do.
-  model.ranks_per_node = topology.endpoints_per_node;
-  return model;
-}
-
 TransferContext context_for(const Schedule& schedule, const Topology& topology) {
   return transfer_context(schedule, topology.network.prices_exchanges(), topology.prices_reductions_into_sent());
 }

@@ -144,17 +144,9 @@ double reduction_s_per_byte(const Topology& topology, Rank rank, double gamma_s_
 
 // What the route between two ranks offers (flow id 0's route) to a message of `bytes`: the
 // start-up as alpha, 1 / the bottleneck as beta. For `collsim topo --route` and the flat
-// stand-in below.
+// stand-in (sim/pair_pricing.hpp equivalent_cost_model).
 LinkCost pair_cost(const Topology& topology, Rank src, Rank dst, std::uint64_t bytes = kLargeMessage,
                    const Protocol& protocol = simple_protocol());
-
-// The two-class flat model closest to this network for messages of `message_bytes`, for the
-// closed forms and the lower bound: the cheapest alpha and beta among rank 0's routes
-// (pair_cost, its memory links included) to ranks on its node (intra) and on other nodes
-// (inter); gamma is rank 0's reduction alone (reduction_s_per_byte); ranks_per_node is the
-// node size. A flat network's is its own classes (Topology::flat), exactly.
-CostModel equivalent_cost_model(const Topology& topology, double gamma_s_per_byte,
-                                std::uint64_t message_bytes = kLargeMessage, const Protocol& protocol = simple_protocol());
 
 // Which of a schedule's transfers the rule prices apart on this topology: exchange halves
 // where a link class has exchange_factors, reductions into sent data where the cluster has

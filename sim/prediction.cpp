@@ -15,6 +15,7 @@
 #include "collectives/transfer_stream.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/engine_table.hpp"
+#include "sim/pair_pricing.hpp"
 #include "sim/protocol.hpp"
 #include "sim/runtime.hpp"
 

@@ -103,7 +103,7 @@ struct PredictionRequest {
   // largest row's sum alone. Its runs have no closed form and a bound of their own.
   std::vector<std::uint64_t> pair_bytes;
   // Only its gamma and ranks_per_node are read: the closed forms and the lower bound take the
-  // topology's equivalent_cost_model (sim/cost_rule.hpp).
+  // topology's equivalent_cost_model (sim/pair_pricing.hpp).
   CostModel cost;
   // Where the ranks sit (a built fabric or a flat network's: topologies/flat_network.hpp);
   // engines cost each transfer on it. Never null.

@@ -608,9 +608,11 @@ void LinkEdits::apply(CostModel& cost) const {
 
 void ClusterConfig::place(Rank new_ranks, const std::optional<Placement>& placement, const LinkEdits& edits) {
   if (new_ranks == 0) new_ranks = ranks;
-  // Kept branch (docs/design.md, "One priced run"): a flat network is generated
-  // from its rank count and classes, which `edits` may change, so it is generated anew; a built
-  // fabric keeps its endpoints and its config's classes.
+  // Kept branch (docs/design.md, "One priced run"): a flat network is generated from its rank
+  // count and classes, which `edits` (predict's --alpha, --beta/--bandwidth, --ranks-per-node)
+  // may change, so it is generated anew; a built fabric keeps its endpoints and its config's
+  // classes, refuses those edits and moves its ranks. Two different acts on two kinds of
+  // cluster, asked once where a cluster is re-placed.
   if (topology->flat) {
     edits.apply(cost);
     if (placement && placement->kind != Placement::Kind::linear)

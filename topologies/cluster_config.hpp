@@ -50,8 +50,8 @@ struct ClusterConfig {
   Rank ranks = 1;
   // gamma and the node size; in the flat form also its two link classes (which its topology
   // was generated from). The topology form's links are its topology's, costed by
-  // sim/cost_rule.hpp (whose equivalent_cost_model gives the flat stand-in for closed forms
-  // and the lower bound).
+  // sim/cost_rule.hpp (sim/pair_pricing.hpp's equivalent_cost_model gives the flat stand-in
+  // for closed forms and the lower bound).
   CostModel cost;
   // Where the ranks sit: a built fabric, or the flat form's generated network. Shared by the
   // config's copies (place() moves their ranks alike).

@@ -62,7 +62,10 @@ void build_graph(Topology& t, const CostModel& classes, Rank ranks) {
 }  // namespace
 
 void require_graph(const Topology& topology, const std::string& refusal) {
-  // The one place that asks whether links were built: only the implicit network has none.
+  // Kept branch (docs/design.md, "One priced run"): the one place that asks whether links were
+  // built. Only the implicit network has none, and what needs them (an engine that shares
+  // links, `collsim topo`) must refuse it with its own way out rather than read a graph that
+  // is not there; building one to ask would cost more than the schedules that fit there.
   if (topology.network.vertex_count() == 0) throw Error(refusal);
 }
 
@@ -79,6 +82,7 @@ std::shared_ptr<Topology> flat_topology(const CostModel& classes, Rank ranks, st
   t->fabric_summary = std::move(summary);
   t->shares_links = false;
   t->node_reducer_missing = t->fabric_reducer_missing = kFlatHasNoSwitch;
+  t->header_parts = {HeaderPart::classes};
   // Each rank's cables, one of each class (build_graph), as count_ports would sum them.
   const double port_Bps = 1.0 / classes.inter_node.beta_s_per_byte +
                           (classes.ranks_per_node > 0 ? 1.0 / classes.intra_node.beta_s_per_byte : 0.0);

@@ -11,12 +11,12 @@
 // A message between two ranks of one node crosses its node's switch, any other the top switch:
 // alone it pays its class's alpha and drains at its class's bandwidth, exactly the flat model's
 // price; under the flow engine a rank's cables are its ports, which its messages share.
-// The classes are kept (Topology::flat): the analytic engine prices a flat network by them,
-// as the closed forms do, without routing. Above kMaxFlatGraphRanks no graph is built (it
+// The classes are kept (Topology::flat): a flat network's pairs are priced by them
+// (sim/pair_pricing.hpp), by the analytic engine and the closed forms alike, without routing. Above kMaxFlatGraphRanks no graph is built (it
 // would cost more than the schedules that fit there): the topology is implicit, its ranks sit
 // in order, and only the analytic engine can price it (require_graph refuses the rest). The
-// generator also sets the facts callers read as data (Topology::shares_links, port_Bps and the
-// reducer wording). Touches nothing but what it builds.
+// generator also sets the facts callers read as data (Topology::shares_links, port_Bps, the
+// reducer wording and the header's parts). Touches nothing but what it builds.
 #pragma once
 
 #include <memory>

@@ -38,6 +38,15 @@ inline constexpr std::string_view kFlatHasNoSwitch =
     " reduces in the switch, and a flat network has no switch: give a cluster whose node switch reduces (--preset "
     "dgx-h100)";
 
+// The parts of a report's header that describe a network, in order (Topology::header_parts;
+// `collsim predict` prints each, cli/cmd_predict.cpp print_network):
+//   routes:      its summary, routing and placement, and that each message costs its route;
+//   rank_links:  its ranks' memory or cores, where it models them;
+//   stand_in:    the two-class model the closed forms derive from rank 0's routes;
+//   port_bound:  under an engine that shares links, the lower bound without ports;
+//   classes:     the two classes it was generated from, which are the closed forms' model exactly.
+enum class HeaderPart : std::uint8_t { routes, rank_links, stand_in, port_bound, classes };
+
 // The link class of the ranks' memory links (Topology::add_memory), and of their cores'
 // (Topology::add_core).
 inline constexpr std::string_view kMemoryClass = "rank-memory";
@@ -52,8 +61,9 @@ class Topology {
   std::string fabric_summary;               // the builder's one-line summary
   // A flat network (topologies/flat_network.hpp): the two link classes it was generated from
   // (alpha, beta; ranks_per_node), which price its messages exactly; none for a built fabric.
-  // Read by the places that must tell them apart (docs/design.md, "One priced run"); the
-  // others read the facts below.
+  // Read where the two must be told apart (docs/design.md, "One priced run"): how a pair of
+  // ranks is priced (sim/pair_pricing.cpp) and how a cluster is re-placed
+  // (ClusterConfig::place); the others read the facts below.
   std::optional<CostModel> flat;
   Network network;
   std::unique_ptr<Router> router;
@@ -107,6 +117,10 @@ class Topology {
   //   network says it has no switch (its switches only stand for its two link classes).
   std::string node_reducer_missing{kNodeReducerMissing};
   std::string fabric_reducer_missing{kFabricReducerMissing};
+  // - What a report's header shows of it: a fabric has routes, a placement and a stand-in to
+  //   show; a flat network's classes are its whole description.
+  std::vector<HeaderPart> header_parts{HeaderPart::routes, HeaderPart::rank_links, HeaderPart::stand_in,
+                                       HeaderPart::port_bound};
 
   Rank ranks() const { return Rank(rank_endpoint.size()); }
   // The nodes the placed ranks span (every endpoint its own node without multi-GPU nodes): the

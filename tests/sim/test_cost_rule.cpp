@@ -3,7 +3,8 @@
 // slowest link; a message alone takes exactly that in the analytic, flow and SimGrid engines
 // (SimGrid where collsim is built with it), on routes that mix link classes, at sizes from one
 // byte to 48 MiB; messages that share a link split the capacity the rule gives it. Plus the
-// costs between ranks that `collsim topo --route` prints and the flat stand-in of a topology.
+// costs between ranks that `collsim topo --route` prints, the flat stand-in of a topology, and
+// why a flat network is priced by its classes (sim/pair_pricing.hpp).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -12,9 +13,11 @@
 
 #include <fmt/format.h>
 
+#include "collectives/algorithm.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/pair_pricing.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/one_message.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
@@ -208,5 +211,38 @@ TEST_CASE("every topology in configs/ costs its first-to-last route with a start
     const LinkCost cost = pair_cost(*c.topology, 0, c.ranks - 1);
     REQUIRE(cost.alpha_s >= 0);
     REQUIRE((c.ranks == 1 || cost.beta_s_per_byte > 0));
+  }
+}
+
+TEST_CASE("a flat network's routes cost exactly its classes, so pricing it by them loses nothing") {
+  // Why sim/pair_pricing.cpp prices a flat network by its classes: the generated graph's routes
+  // give every pair, under every protocol, what its class gives it; and so does the stand-in.
+  CostModel classes{{2e-6, 1e-9}, {5e-7, 1e-10}, 0, 4};
+  const ClusterConfig c = flat_cluster("f", classes, 12);
+  const Topology& t = *c.topology;
+  ScheduleRequest request;
+  request.ranks = 12;
+  request.bytes = 1 << 20;
+  const Schedule ring = generate_schedule("ring", request);
+  for (const char* name : {"simple", "ll", "ll128"}) {
+    INFO(name);
+    const Protocol& protocol = find_protocol(name);
+    const ClassPricing by_classes(classes, 1e-11, protocol);
+    RoutePricing(t, 1e-11, protocol).price(ring, [&](auto&& link, auto&& gamma, const TransferContext&) {
+      for (Rank a = 0; a < 12; ++a)
+        for (Rank b = 0; b < 12; ++b) {
+          if (a == b) continue;
+          const LinkCost routed = link(a, b, 4096, false), classed = by_classes.stand_in(0).link(a, b);
+          CHECK(routed.alpha_s == Approx(classed.alpha_s).epsilon(1e-12));
+          CHECK(routed.beta_s_per_byte == Approx(classed.beta_s_per_byte).epsilon(1e-12));
+        }
+      CHECK(gamma(3, 4096, false) == 1e-11);
+      return 0;
+    });
+    const CostModel routed = RoutePricing(t, 1e-11, protocol).stand_in(kLargeMessage), exact = by_classes.stand_in(0);
+    CHECK(routed.inter_node.beta_s_per_byte == Approx(exact.inter_node.beta_s_per_byte).epsilon(1e-12));
+    CHECK(routed.intra_node.alpha_s == Approx(exact.intra_node.alpha_s).epsilon(1e-12));
+    CHECK(routed.ranks_per_node == exact.ranks_per_node);
+    CHECK(equivalent_cost_model(t, 1e-11, kLargeMessage, protocol).inter_node == exact.inter_node);
   }
 }

@@ -19,6 +19,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/pair_pricing.hpp"
 #include "sim/prediction.hpp"
 #ifdef COLLSIM_HAVE_SIMGRID
 #include "sim/simgrid_engine.hpp"

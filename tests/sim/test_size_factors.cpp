@@ -18,6 +18,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/cost_rule.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/pair_pricing.hpp"
 #include "topologies/cluster_config.hpp"
 #include "tests/support/engine_times.hpp"
 #include "tests/support/one_message.hpp"

@@ -14,6 +14,7 @@
 #include "execute/measurement.hpp"
 #include "execute/progress.hpp"
 #include "sim/cost_rule.hpp"
+#include "sim/pair_pricing.hpp"
 #include "topologies/cluster_config.hpp"
 #include "validate/calibration.hpp"
 #include "validate/report.hpp"

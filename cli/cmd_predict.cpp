@@ -353,7 +353,12 @@ std::string runtime_detail_text(const PredictionRecord& rec) {
                         pipeline.channels, pipeline.channels == 1 ? "" : "s", format_size(pipeline.chunk_bytes),
                         pipeline.loops, pipeline.loops == 1 ? "" : "s", pipeline.slices, pipeline.slices == 1 ? "" : "s",
                         pipeline.loops * pipeline.slices * pipeline.steps, pipeline.steps, rec.runs, rec.protocol.name);
-  if (const RuntimeRate& rate = rec.protocol.rate; rate.active())
+  const RuntimeRate& rate = rec.protocol.rate;
+  if (rate.active() && rate.network_only)
+    text += fmt::format("  runtime: each head's message across the network at most {:.1f} GB/s ({} {}: NCCL's "
+                        "per-channel rate of its NVLS graph, one channel per head)\n",
+                        rate.cap_Bps / 1e9, rec.runs, rec.protocol.name);
+  else if (rate.active())
     text += fmt::format("  runtime: {} channel{} at this size, each message at most {:.1f} GB/s ({} {}: NCCL's rate "
                         "caps)\n",
                         rate.channels, rate.channels == 1 ? "" : "s", rate.cap_Bps / 1e9, rec.runs, rec.protocol.name);

@@ -455,7 +455,12 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   or CollNet. The multi-node presets now mark their NVSwitches (and the SuperPOD's Quantum-2
   fabric, SHARP) as reducing, and `--algo nccl` runs `nvls-tree` or `collnet` there as NCCL
   does: these rows went from 15-22% slow (the ring) to 22-26% fast, bound, as on one node, by
-  the NVLS phases inside each node (next point).
+  the NVLS phases inside each node. NCCL's model bounds NVLS-tree by its own per-channel rate
+  (`perChMaxNVLSTreeBws`, 57.7 GB/s per head on 2 Hopper nodes, tuning.cc), which collsim now
+  applies to each head's messages across the network: the RoCE and EFA rows on 2 H100 nodes
+  went from 17-24% fast to between 2% fast and 6% slow at 1 GiB and more (oci-h100-2n-1g +0.8%,
+  aws-p5-2n-8g +6.4%). The H200 rows over InfiniBand run `collnet` (the preset's SHARP fabric)
+  and stay 17-21% fast; TCPXO's 2 nodes are bound by their 200G NICs, below the cap.
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so busbw passes what any GPU-to-GPU schedule reaches (about 480 GB/s
   measured against the ring's 380 GB/s on the catalog's NVLink 4). collsim's `nvls` runs NCCL's

@@ -26,6 +26,7 @@
 #include "sim/protocol.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/link_catalog.hpp"
 #include "validate/nccl_tests_log.hpp"
 
 namespace collsim::cli {
@@ -162,8 +163,10 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                c.runtime_hardware.compute_capability == 0
                    ? ""
                    : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "
-                                 "it starts by size; NVLS in one segment per loop of NCCL's NVLS channels",
-                                 c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10));
+                                 "it starts by size; NVLS in one segment per loop of NCCL's NVLS channels; NVLink "
+                                 "at NCCL's {:g} GB/s a link (topo.h)",
+                                 c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10,
+                                 to_GBps(nccl_nvlink_link_Bps(c.runtime_hardware.compute_capability))));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;

@@ -162,7 +162,9 @@ void list_catalog(const std::string& format) {
     return;
   }
   fmt::print("collsim topo --catalog: link technologies for `technology:` in a link class; rates per direction; "
-             "`links: N` multiplies a rate given per link; any field written in the YAML overrides the catalog\n\n");
+             "`links: N` multiplies a rate given per link; any field written in the YAML overrides the catalog;\n"
+             "under `runtime: nccl` naming its GPUs, an NVLink class carries at most NCCL's rate a link for them\n"
+             "(src/graph/topo.h, NCCL 2.30: 18 GB/s sm60, 20 sm70/sm80, 12 sm86, 20.6 sm90, 40.1 sm100)\n\n");
   fmt::print("{:<14} {:>10} {:<8} {:>10} {:>10} {:>8} {:>8}  {}\n", "technology", "rate", "", "achieved",
              "efficiency", "latency", "alpha", "what");
   for (const LinkTechnology& t : rows)

@@ -459,27 +459,27 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   (`perChMaxNVLSTreeBws`, 57.7 GB/s per head on 2 Hopper nodes, tuning.cc), which collsim now
   applies to each head's messages across the network: the RoCE and EFA rows on 2 H100 nodes
   went from 17-24% fast to between 2% fast and 6% slow at 1 GiB and more (oci-h100-2n-1g +0.8%,
-  aws-p5-2n-8g +6.4%). The H200 rows over InfiniBand run `collnet` (the preset's SHARP fabric)
-  and stay 17-21% fast; TCPXO's 2 nodes are bound by their 200G NICs, below the cap.
+  aws-p5-2n-8g +6.4%). The H200 rows over InfiniBand run `collnet` (the preset's SHARP fabric),
+  bound inside each node by its NVLink: 17-21% fast at the peer copies' rate, between 5% fast
+  and 0.4% slow at NCCL's 20.6 GB/s a link (below). NCCL 2.30 starts CollNet only where
+  NCCL_COLLNET_ENABLE=1 (init.cc), which the source does not say; its default there would be
+  NVLS-tree. TCPXO's 2 nodes are bound by their 200G NICs, below the cap.
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so busbw passes what any GPU-to-GPU schedule reaches (about 480 GB/s
-  measured against the ring's 380 GB/s on the catalog's NVLink 4). collsim's `nvls` runs NCCL's
-  data path (a reduce-scatter through the switch, each GPU sending N and getting N/G, then the
-  owners' write-backs multicast: N/G up, N down), which moves N/G more each way than an ideal
-  switch and brought the single-node rows from 27-29% fast to 16-18% fast at 1 GiB and more. What remains:
-  collsim runs NVLink at the rate the catalog gives peer copies (84% of the link), and NCCL's
-  NVLS kernels, whose SMs split between scatter, reduce and gather warps, do not reach it; no
-  point-to-point figure gives NVLS's own rate. NCCL's model (`nvlsEfficiency` 0.85 of the bus
-  bandwidth, on 15 of its 16 NVLS channels on Hopper: tuning.cc, transport/nvls.cc) is the
-  switch's throughput in the presets (2.87 TB/s), which took these rows from 16-18% fast to
-  about 11-13% fast at 1 GiB and more. In NCCL's model that efficiency multiplies its own NVLink
-  figure (`SM90_NVLINK_BW` 20.6 GB/s a link, src/graph/topo.h, which its NVLS graph search shares
-  among its heads at rates of its speed array), and the (nChannels - 1) / nChannels beside it counts
-  the NVLS graph's channels, its heads (8 on these nodes: search.cc), not the 16 NVLS channels; the
-  presets apply it to the datasheet's 25 GB/s a link on 15/16. The NVLink rate barely binds
-  collsim's `nvls` (the catalog's 84.4% of the link against NCCL's 82.4%: 1 GiB on 8 H100s within
-  0.1%); the switch's throughput does, and re-deriving it from NCCL's model needs the search's
-  per-head rates, which collsim does not reproduce. Not changed here.
+  measured against the ring's 370 GB/s). collsim's `nvls` runs NCCL's data path (a reduce-scatter
+  through the switch, each GPU sending N and getting N/G, then the owners' write-backs
+  multicast: N/G up, N down), which moves N/G more each way than an ideal switch. The switch's
+  throughput in the presets is NCCL's model of it: `nvlsEfficiency` 0.85 (tuning.cc) on 15 of
+  its 16 NVLS channels on Hopper (transport/nvls.cc) of the GPUs' NVLink, taken at NCCL's own
+  rate a link (`SM90_NVLINK_BW` 20.6 GB/s, src/graph/topo.h; the presets used the datasheet's
+  25 GB/s before), 2.36 TB/s on 8 GPUs; the same rate is now every NVLink's under `runtime:
+  nccl` (docs/semantics.md, "NCCL's rate on NVLink"). That took these rows from 11-18% fast to
+  between 1% fast and 7% slow at 256 MiB and more (dgx-h100-256m -17.4% -> -1.2%, dgx-h100-16g
+  -11.3% -> +7.1%). What is left open: in NCCL's formula the (nChannels - 1) / nChannels counts
+  the NVLS graph's channels, its heads (8 on these nodes: search.cc), not the 16 NVLS channels,
+  and its per-head rates come from the graph search, which collsim does not reproduce; with 7/8
+  in place of 15/16 these rows would be about 7% slower still. The mid sizes (2-32 MiB) stay
+  8-18% fast.
 - **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
   so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
   CPU and back down; the preset makes that link the one resource all messages share. One way
@@ -492,10 +492,12 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   P2P disabled: 5.71 GB/s one way, 6.10 both ways together) are not in the preset: they time
   cudaMemcpyPeer's staging through a driver buffer, which NCCL does not use; taken instead,
   they make collsim about 31% slow on allreduce and 94% slow on broadcast.
-- **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 232 of NVLink
-  3's 300 GB/s; the catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
-  NCCL's kernels, moving and reducing with flags in the same pass, do not reach, so collsim
-  is too fast there.
+- **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 230 of NVLink
+  3's 300 GB/s. The catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
+  NCCL's kernels, moving and reducing with flags in the same pass, do not reach; under `runtime:
+  nccl` an NVLink now carries NCCL's own rate for its GPU (`SM80_NVLINK_BW` 20 GB/s a link,
+  src/graph/topo.h: 240 GB/s on an A100), which took the 8 x A100 rows at 256 MiB and more from
+  10-15% fast to 2-8% fast (aws-p4dn-1n-1g -10.3% -> -3.1%).
 """
 
 

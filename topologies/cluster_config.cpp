@@ -123,7 +123,11 @@ std::vector<ReductionFactor> read_reduction_factors(const ConfigReader& in, cons
 
 // `technology: nvlink4` (with `links: 18` where the technology is counted in links) fills
 // the class from the link catalog; every field the YAML gives overrides the catalog's value.
-LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, const std::string& where) {
+// `nccl_nvlink_Bps` (> 0 where NCCL drives the links of a named GPU): an NVLink carries no
+// more than NCCL's kernels move on it, below a copy engine's peer-copy rate (the catalog's
+// efficiency): 20.6 of 25 GB/s on an H100's NVLink 4 where p2pBandwidthLatencyTest moves 21.1.
+LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, const std::string& where,
+                                double nccl_nvlink_Bps) {
   const YAML::Node name = node["technology"];
   const LinkTechnology& tech =
       *in.at(name, [&] { return &find_link_technology(in.text(name, where + ".technology")); });
@@ -131,6 +135,8 @@ LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, 
   c.transport = transport_of(tech);
   c.bandwidth_Bps = tech.link_Bps;
   c.efficiency = tech.efficiency;
+  if (c.transport == Transport::nvlink && nccl_nvlink_Bps > 0)
+    c.efficiency = std::min(c.efficiency, nccl_nvlink_Bps / tech.link_Bps);
   c.latency_s = tech.latency_s;
   c.alpha_s = tech.alpha_s;
   const YAML::Node links = node["links"];
@@ -156,14 +162,15 @@ LinkClass class_from_technology(const ConfigReader& in, const YAML::Node& node, 
   return c;
 }
 
-LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node) {
+LinkClass read_link_class(const ConfigReader& in, const std::string& name, const YAML::Node& node,
+                          double nccl_nvlink_Bps) {
   const std::string where = "link_classes." + name;
   in.only_keys(node, where,
                {"technology", "links", "bandwidth_Bps", "latency_s", "alpha_s", "efficiency", "size_factors",
                 "exchange_factors", "transport"});
   if (node["links"] && !node["technology"])
     in.fail(node["links"], fmt::format("'{}.links' counts the links of a technology: give 'technology' too", where));
-  LinkClass c = node["technology"] ? class_from_technology(in, node, where) : LinkClass{};
+  LinkClass c = node["technology"] ? class_from_technology(in, node, where, nccl_nvlink_Bps) : LinkClass{};
   c.name = name;
   if (node["bandwidth_Bps"] || !node["technology"])
     c.bandwidth_Bps = in.physical(in.require(node, "bandwidth_Bps", where), where + ".bandwidth_Bps", kBandwidthRange);
@@ -177,12 +184,12 @@ LinkClass read_link_class(const ConfigReader& in, const std::string& name, const
   return c;
 }
 
-void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net) {
+void read_link_classes(const ConfigReader& in, const YAML::Node& node, Network& net, double nccl_nvlink_Bps) {
   if (!node.IsMap() || node.size() == 0)
     in.fail(node, "'link_classes' must map class names to {bandwidth_Bps or technology, latency_s, alpha_s, ...}");
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) in.fail(kv.first, "a link class name must be a plain name");
-    const LinkClass c = read_link_class(in, in.name(kv.first, "link class name"), kv.second);
+    const LinkClass c = read_link_class(in, in.name(kv.first, "link class name"), kv.second, nccl_nvlink_Bps);
     in.at(kv.first, [&] { return net.add_link_class(c); });
   }
 }
@@ -348,7 +355,9 @@ void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;
-  read_link_classes(in, in.require(root, "link_classes", ""), net);
+  const bool nccl = c.runtime == CollectiveRuntime::nccl;
+  read_link_classes(in, in.require(root, "link_classes", ""), net,
+                    nccl ? nccl_nvlink_link_Bps(c.runtime_hardware.compute_capability) : 0.0);
 
   if (const YAML::Node r = root["routing"]) {
     const YAML::Node kind = kind_of(in, r, "routing", {"kind", "seed"});

@@ -182,6 +182,15 @@ constexpr std::array kCatalog = {
 
 std::span<const LinkTechnology> link_technologies() { return kCatalog; }
 
+double nccl_nvlink_link_Bps(std::uint32_t compute_capability) {
+  // GB/s per link: SM60_NVLINK_BW 18.0, SM70 20.0, SM80 20.0, SM86 12.0 (GA10x's bridge),
+  // SM90 20.6, SM100 40.1 (ncclTopoNVLinkBw's choice by compute capability).
+  const std::uint32_t cc = compute_capability;
+  const double GBps = cc == 0     ? 0.0
+                     : cc >= 100 ? 40.1 : cc >= 90 ? 20.6 : cc == 86 ? 12.0 : cc >= 70 ? 20.0 : cc >= 60 ? 18.0 : 20.0;
+  return GBps * 1e9;
+}
+
 Transport transport_of(const LinkTechnology& technology) {
   if (technology.name.starts_with("nvlink") || technology.name.starts_with("nvswitch")) return Transport::nvlink;
   if (technology.name.starts_with("pcie")) return Transport::pci;

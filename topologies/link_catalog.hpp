@@ -8,6 +8,7 @@
 // Units: bytes/s per direction, seconds.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -31,6 +32,11 @@ struct LinkTechnology {
 // What carries a technology's messages: NVLink and NVSwitch (nvlink*, nvswitch*), PCIe (pcie*),
 // the rest a network through a NIC (InfiniBand, RoCE, Slingshot, Aries).
 Transport transport_of(const LinkTechnology& technology);
+
+// What NCCL's kernels move on one NVLink of a GPU of `compute_capability` (major x 10 + minor),
+// per direction: NCCL rates NVLink by GPU generation, not by link technology (NCCL 2.30,
+// src/graph/topo.h, SM60/70/80/86/90/100_NVLINK_BW). 0 for 0 (the GPU is not named).
+double nccl_nvlink_link_Bps(std::uint32_t compute_capability);
 
 // Every entry, in the order `collsim topo --catalog` lists them.
 std::span<const LinkTechnology> link_technologies();

@@ -41,6 +41,8 @@ PredictionRecord ring(const ClusterConfig& c, std::uint64_t bytes, const Protoco
 }
 
 constexpr double kNvlink4_Bps = 18 * 25.0e9 * 0.844;
+// The same links where NCCL drives them on named Hopper GPUs: its 20.6 GB/s a link (topo.h).
+constexpr double kNcclNvlink4_Bps = 18 * 20.6e9;
 
 // NCCL's runtime for `algorithm` with `protocol` on `nodes` nodes of `per_node` ranks, no GPU
 // named (latencies only) unless `hardware` names one.
@@ -142,7 +144,8 @@ TEST_CASE("NCCL's rate caps by protocol, algorithm, GPU generation and nodes (tu
 TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
   const ClusterConfig c = hopper_star();
   // 4 ranks, 6 steps of N/4; NVLink LL 0.6 us a step, LL128 1.9 us, Simple 3.4 us; bases 6.6,
-  // 14, 8.4 us. The links give LL half of 380 GB/s, LL128 0.92 of it (NCCL's shares).
+  // 14, 8.4 us. The links give LL half of 370.8 GB/s (NCCL's 20.6 GB/s a link), LL128 0.92 of
+  // it (NCCL's shares).
   // NCCL's pipeline adds a step latency on each of the 6 steps for every further flag wait:
   // Simple's second slice per chunk step; LL's loops over 64 channels of 32 KiB chunks (64 MiB:
   // 1 MiB a channel, 8 loops of 4 x 32 KiB); LL128's of 576,000-byte chunks (256 MiB: 2 loops).
@@ -153,14 +156,14 @@ TEST_CASE("a ring under NCCL's rate caps, by hand: one size per regime") {
   } cases[] = {
       // latency-bound: 4 KiB of LL on one channel (the cap, 141 GB/s, hardly matters)
       {"ll", 4096, 6.6, 0.6, 141e9},
-      // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links' 350
+      // channel-bound: 40 KiB of LL128 starts 8 channels, 8 x 36.7 GB/s below the links' 341
       {"ll128", 40960, 14.0, 1.9, 8 * 36.7e9},
-      // rate-bound: 64 MiB of LL at llMaxBws 141 GB/s, below the links' 190
+      // rate-bound: 64 MiB of LL at llMaxBws 141 GB/s, below the links' 185
       {"ll", 64 << 20, 6.6 + 7 * 6 * 0.6, 0.6, 141e9},
       // bandwidth-bound: 256 MiB of Simple at the links' rate, no cap
-      {"simple", 256 << 20, 8.4 + 6 * 3.4, 3.4, kNvlink4_Bps},
+      {"simple", 256 << 20, 8.4 + 6 * 3.4, 3.4, kNcclNvlink4_Bps},
       // bandwidth-bound: 256 MiB of LL128 at NCCL's share of the links, 0.92 (not 120/128)
-      {"ll128", 256 << 20, 14.0 + 6 * 1.9, 1.9, 0.92 * kNvlink4_Bps},
+      {"ll128", 256 << 20, 14.0 + 6 * 1.9, 1.9, 0.92 * kNcclNvlink4_Bps},
   };
   for (const Case& k : cases)
     for (EngineKind engine : {EngineKind::analytic, EngineKind::flow}) {
@@ -331,8 +334,8 @@ TEST_CASE("NCCL's NVLS pipeline: its channels, chunk by size, loops of heads x c
 }
 
 namespace {
-// One node of 8 GPUs on an NVSwitch that reduces far faster than its links (nvlink4: 18 x 25 GB/s
-// x 0.844, latency 0), gamma 0, NCCL's runtime on Hopper.
+// One node of 8 GPUs on an NVSwitch that reduces far faster than its links (nvlink4 at NCCL's
+// 18 x 20.6 GB/s, latency 0), gamma 0, NCCL's runtime on Hopper.
 ClusterConfig nvls_node() {
   return parse_cluster_config(
       "name: t\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n"
@@ -354,7 +357,7 @@ TEST_CASE("NVLS on 8 H100 by hand: NCCL's latency, then its loops as segments th
   // segment, (P + 1) S hops, and the last segment's sum back, write-back and the P - 1
   // multicasts its owner's port receives one after another, 2P + 3 more.
   const auto by_hand = [&](double n, double s) {
-    const double hop = n / (p * s) / kNvlink4_Bps;
+    const double hop = n / (p * s) / kNcclNvlink4_Bps;
     return 25e-6 + (s == 1 ? 2 * p : (p + 1) * s + 2 * p + 3) * hop;
   };
   // 1 MiB: one loop; 16 MiB: 4 loops of 32 KiB chunks; 1 GiB: 64 loops of 128 KiB.

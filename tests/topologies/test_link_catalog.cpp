@@ -74,6 +74,56 @@ TEST_CASE("every field written in the YAML overrides the catalog's value") {
   }
 }
 
+namespace {
+
+// The same star with NCCL driving the links of GPUs of compute capability `cc`.
+LinkClass class_under_nccl(const std::string& body, const std::string& cc) {
+  const ClusterConfig c = parse_cluster_config(
+      star_with(body) + "runtime: {library: nccl, compute_capability: " + cc + ", host_cpu: intel}\n", "t.yaml");
+  const Network& net = c.topology->network;
+  return net.link_class(net.find_link_class("x"));
+}
+
+}  // namespace
+
+TEST_CASE("NCCL's per-link NVLink rate (src/graph/topo.h, 2.30) by GPU generation") {
+  REQUIRE(nccl_nvlink_link_Bps(0) == 0);  // the GPU not named: no rate
+  REQUIRE(nccl_nvlink_link_Bps(60) == Approx(18.0e9));
+  REQUIRE(nccl_nvlink_link_Bps(70) == Approx(20.0e9));
+  REQUIRE(nccl_nvlink_link_Bps(75) == Approx(20.0e9));
+  REQUIRE(nccl_nvlink_link_Bps(80) == Approx(20.0e9));
+  REQUIRE(nccl_nvlink_link_Bps(86) == Approx(12.0e9));  // GA10x's NVLink bridge
+  REQUIRE(nccl_nvlink_link_Bps(89) == Approx(20.0e9));
+  REQUIRE(nccl_nvlink_link_Bps(90) == Approx(20.6e9));
+  REQUIRE(nccl_nvlink_link_Bps(100) == Approx(40.1e9));
+  REQUIRE(nccl_nvlink_link_Bps(120) == Approx(40.1e9));
+}
+
+TEST_CASE("under NCCL an NVLink carries no more than NCCL's kernels move on it") {
+  SECTION("an H100's NVLink 4: 20.6 of 25 GB/s, below the peer copies' 0.844") {
+    const LinkClass c = class_under_nccl("{technology: nvlink4, links: 18}", "9.0");
+    REQUIRE(c.efficiency == Approx(20.6 / 25.0));
+    REQUIRE(c.bandwidth_Bps * c.efficiency == Approx(18 * 20.6e9));
+    REQUIRE(class_under_nccl("{technology: nvswitch3, links: 18}", "9.0").efficiency == Approx(20.6 / 25.0));
+  }
+  SECTION("an A100's NVLink 3 and a B200's NVLink 5: 20 of 25, 40.1 of 50") {
+    REQUIRE(class_under_nccl("{technology: nvlink3, links: 12}", "8.0").efficiency == Approx(0.8));
+    REQUIRE(class_under_nccl("{technology: nvlink5, links: 18}", "10.0").efficiency == Approx(40.1 / 50.0));
+  }
+  SECTION("a rate above the catalog's leaves the catalog's (a V100's NVLink 2: 20 of 25 = its 0.80)") {
+    REQUIRE(class_under_nccl("{technology: nvlink2, links: 6}", "7.0").efficiency ==
+            find_link_technology("nvlink2").efficiency);
+  }
+  SECTION("without NCCL, or on a link NCCL does not rate, the catalog's") {
+    REQUIRE(class_of("{technology: nvlink4, links: 18}").efficiency == find_link_technology("nvlink4").efficiency);
+    REQUIRE(class_under_nccl("{technology: ib-ndr}", "9.0").efficiency == find_link_technology("ib-ndr").efficiency);
+    REQUIRE(class_under_nccl("{technology: pcie5}", "9.0").efficiency == find_link_technology("pcie5").efficiency);
+  }
+  SECTION("an efficiency written in the YAML still wins") {
+    REQUIRE(class_under_nccl("{technology: nvlink4, links: 18, efficiency: 0.9}", "9.0").efficiency == 0.9);
+  }
+}
+
 TEST_CASE("technology and links mistakes are one-line errors naming the field") {
   const std::string unknown = error_of("{technology: nvlink9}");
   REQUIRE_THAT(unknown, Catch::Contains("t.yaml:3:") && Catch::Contains("unknown technology 'nvlink9'") &&

@@ -393,7 +393,7 @@ struct FlowOutputs {
       const bool named_protocol = o.protocol != simple_protocol() || rec.protocol != simple_protocol();
       const std::string name = fmt::format("{} {}{}", rec.algorithm, format_size(rec.bytes),
                                            named_protocol ? " " + std::string(rec.protocol.name) : "");
-      if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte);
+      if (trace) trace->add_run(name, s, *c.topology, result, c.cost.gamma_s_per_byte, trace_runtime(rec, c.runtime));
       if (!o.detail) return;
       keys.emplace_back(rec.runs, rec.bytes, rec.protocol.name);
       if (o.format == Format::json) {
@@ -593,7 +593,9 @@ void add_predict_command(CLI::App& app) {
                     "each 16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the "
                     "fastest per algorithm and size)");
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
-  cmd->add_option("--trace", o.trace, "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file");
+  cmd->add_option("--trace", o.trace,
+                  "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file (with a runtime, each "
+                  "rank's launch and flag-wait slices come first)");
   add_brought_schedule_options(*cmd, o.schedule, "predict instead of --algo, at its own collective and size",
                                {"--algo", "--collective", "--segments", "--channels", "--matrix"});
   add_choice_option(*cmd, "--stream", o.stream,

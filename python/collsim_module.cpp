@@ -190,7 +190,7 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
     r.run.flow.timeline = true;
     r.on_flow_run = [&](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
       chrome->add_run(fmt::format("{} {}", rec.algorithm, format_size(rec.bytes)), s, *c.topology, result,
-                      c.cost.gamma_s_per_byte);
+                      c.cost.gamma_s_per_byte, trace_runtime(rec, c.runtime));
     };
   }
   const std::vector<PredictionRecord> records = predict(r);

@@ -41,6 +41,84 @@ std::vector<std::size_t> assign_lanes(std::vector<Slice>& slices) {
   return lane;
 }
 
+// The schedule's times after the runtime's fixed cost: the engines time the schedule from 0
+// and the prediction adds the fixed cost (sim/prediction.cpp), which the library pays first.
+TransferTimes shifted(TransferTimes t, double offset_s) {
+  t.ready_s += offset_s;
+  t.start_s += offset_s;
+  t.arrival_s += offset_s;
+  t.done_s += offset_s;
+  return t;
+}
+
+std::string_view library_name(CollectiveRuntime library) {
+  return library == CollectiveRuntime::nccl ? "NCCL" : "no runtime";
+}
+
+Slice runtime_slice(const std::string& name, double begin_s, double end_s, const std::string& what) {
+  return {begin_s, end_s,
+          fmt::format(R"("ph": "X", "cat": "runtime", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"what": {}}})",
+                      quoted(name), micros(begin_s), micros(end_s - begin_s), quoted(what)),
+          ""};
+}
+
+// A rank's runtime before its first transfer: the launch and base latency, then the pipeline's
+// flag waits beyond one per step (every rank pays both: the ring's ranks wait on each other).
+void add_runtime_slices(const TraceRuntime& runtime, std::vector<Slice>& slices) {
+  if (runtime.fixed_s <= 0) return;
+  slices.push_back(runtime_slice(fmt::format("launch + base latency ({})", runtime.label), 0, runtime.base_s(),
+                                 "the library's kernel launch and base latency, once per collective "
+                                 "(NVLS, NVLS-tree and CollNet: their whole latency)"));
+  if (runtime.flag_waits_s > 0)
+    slices.push_back(runtime_slice(fmt::format("pipeline flag waits ({} waits)", runtime.flag_waits), runtime.base_s(),
+                                   runtime.fixed_s,
+                                   "the pipeline's slices each wait on their peer's flag; the waits beyond one per "
+                                   "step, paid once per collective (each transfer pays its step's: sync_us)"));
+}
+
+// A transfer's slices: its send on the sender's track, its receive on the receiver's, an arrow
+// between them, its reduction on the receiver's; `step`: the runtime's flag wait per transport.
+void add_transfer_slices(const Schedule& s, const Topology& topology, TransferId id, const TransferTimes& t,
+                         double gamma, const StepLatency& step, std::size_t flow_id,
+                         std::vector<std::vector<Slice>>& per_rank) {
+  const Transfer x = s.transfer(id);
+  const std::uint64_t bytes = s.transfer_bytes(id);
+  if (!x.is_local()) {
+    const Transport transport = step.active ? pair_transport(topology, x.src, x.dst) : Transport::unknown;
+    // The step latency that took the place of the route's alpha (sim/cost_rule.cpp): the flag
+    // wait within ready -> drain start; the drain is drain start -> arrival.
+    const std::string sync = transport != Transport::unknown
+                                 ? fmt::format(R"(, "sync_us": {:.6f}, "transport": "{}")", micros(step.at(transport)),
+                                               to_string(transport))
+                                 : "";
+    const std::string args = fmt::format(
+        R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}, "drain_us": {:.6f}{}}})",
+        id, x.step, bytes, micros(t.ready_s), micros(t.start_s), micros(t.arrival_s), micros(t.done_s),
+        micros(t.arrival_s - t.start_s), sync);
+    const std::string name = quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst));
+    per_rank[x.src].push_back({t.ready_s, t.arrival_s,
+                               fmt::format(R"("ph": "X", "cat": "transfer", "name": {}, "ts": {:.6f}, "dur": {:.6f}, {})",
+                                           name, micros(t.ready_s), micros(t.arrival_s - t.ready_s), args),
+                               fmt::format(R"("ph": "s", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})", name,
+                                           flow_id, micros(t.ready_s))});
+    // The receiver's side: its bytes arriving, from the drain's start to the arrival, with
+    // the arrow's head (Perfetto and chrome://tracing draw an arrow from sender to receiver).
+    per_rank[x.dst].push_back({t.start_s, t.arrival_s,
+                               fmt::format(R"("ph": "X", "cat": "receive", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
+                                           quoted(fmt::format("receive {} <- {}", x.dst, x.src)), micros(t.start_s),
+                                           micros(t.arrival_s - t.start_s), id, bytes),
+                               fmt::format(R"("ph": "f", "bp": "e", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})",
+                                           name, flow_id, micros(t.start_s))});
+  }
+  if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
+    const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes, s.info().segments);
+    per_rank[x.dst].push_back({begin, t.done_s,
+                               fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
+                                           quoted(fmt::format("reduce from {}", x.src)), micros(begin),
+                                           micros(t.done_s - begin), id, bytes)});
+  }
+}
+
 }  // namespace
 
 ChromeTrace::ChromeTrace(const std::string& path) : file_(path, "trace") {
@@ -61,52 +139,40 @@ void ChromeTrace::event(const std::string& json) {
   ++events_;
 }
 
+TraceRuntime trace_runtime(const PredictionRecord& rec, CollectiveRuntime library) {
+  if (library == CollectiveRuntime::none) return {};
+  const RuntimePipeline& pipeline = rec.protocol.pipeline;
+  TraceRuntime out;
+  out.label = fmt::format("{} {}, {}", library_name(library), rec.runs, rec.protocol.name);
+  out.fixed_s = rec.runtime_s;
+  out.flag_waits_s = pipeline.extra_sync_s;
+  // loops x slices waits on each step of the chain: the engines price one per step (its
+  // transfer's start-up), the runtime the rest (sim/runtime.cpp, nccl_pipeline)
+  if (pipeline.extra_sync_s > 0) out.flag_waits = (pipeline.loops * pipeline.slices - 1) * pipeline.steps;
+  out.step = rec.protocol.step;
+  return out;
+}
+
 void ChromeTrace::add_run(const std::string& name, const Schedule& schedule, const Topology& topology,
-                          const FlowResult& result, double gamma) {
+                          const FlowResult& result, double gamma, const TraceRuntime& runtime) {
   if (result.timeline.size() != schedule.size())
     throw Error("a trace needs the flow engine's timeline (FlowOptions::timeline)");
   const int pid = ++runs_;
   event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_name", "args": {{"name": {}}}}})", pid, quoted(name)));
   event(fmt::format(R"({{"ph": "M", "pid": {}, "name": "process_sort_index", "args": {{"sort_index": {}}}}})", pid, pid));
-  add_rank_tracks(pid, schedule, topology, result, gamma);
-  add_link_tracks(pid, topology, result);
+  add_rank_tracks(pid, schedule, topology, result, gamma, runtime);
+  add_link_tracks(pid, topology, result, runtime.fixed_s);
 }
 
 void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& topology, const FlowResult& result,
-                                  double gamma) {
+                                  double gamma, const TraceRuntime& runtime) {
   const Rank ranks = s.info().endpoints();  // switch reducers get tracks after the ranks'
   std::vector<std::vector<Slice>> per_rank(ranks);
-  for (TransferId id = 0; id < s.size(); ++id) {
-    const Transfer x = s.transfer(id);
-    const TransferTimes& t = result.timeline[id];
-    const std::uint64_t bytes = s.transfer_bytes(id);
-    if (!x.is_local()) {
-      const std::string args = fmt::format(
-          R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}}})",
-          id, x.step, bytes, micros(t.ready_s), micros(t.start_s), micros(t.arrival_s), micros(t.done_s));
-      const std::string name = quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst));
-      per_rank[x.src].push_back({t.ready_s, t.arrival_s,
-                                 fmt::format(R"("ph": "X", "cat": "transfer", "name": {}, "ts": {:.6f}, "dur": {:.6f}, {})",
-                                             name, micros(t.ready_s), micros(t.arrival_s - t.ready_s), args),
-                                 fmt::format(R"("ph": "s", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})", name,
-                                             flows_ + id, micros(t.ready_s))});
-      // The receiver's side: its bytes arriving, from the drain's start to the arrival, with
-      // the arrow's head (Perfetto and chrome://tracing draw an arrow from sender to receiver).
-      per_rank[x.dst].push_back({t.start_s, t.arrival_s,
-                                 fmt::format(R"("ph": "X", "cat": "receive", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
-                                             quoted(fmt::format("receive {} <- {}", x.dst, x.src)), micros(t.start_s),
-                                             micros(t.arrival_s - t.start_s), id, bytes),
-                                 fmt::format(R"("ph": "f", "bp": "e", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})",
-                                             name, flows_ + id, micros(t.start_s))});
-    }
-    if (x.op == Op::reduce && gamma > 0 && !is_in_network_reduction(s.info(), x)) {
-      const double begin = t.done_s - double(bytes) * reduction_gamma(topology, gamma, bytes, s.info().segments);
-      per_rank[x.dst].push_back({begin, t.done_s,
-                                 fmt::format(R"("ph": "X", "cat": "reduction", "name": {}, "ts": {:.6f}, "dur": {:.6f}, "args": {{"transfer": {}, "bytes": {}}})",
-                                             quoted(fmt::format("reduce from {}", x.src)), micros(begin),
-                                             micros(t.done_s - begin), id, bytes)});
-    }
-  }
+  for (Rank r = 0; r < ranks; ++r)
+    if (!s.info().is_reducer(r)) add_runtime_slices(runtime, per_rank[r]);
+  for (TransferId id = 0; id < s.size(); ++id)
+    add_transfer_slices(s, topology, id, shifted(result.timeline[id], runtime.fixed_s), gamma, runtime.step,
+                        flows_ + id, per_rank);
   // Lane k of rank r is thread r + k * ranks, sorted right after rank r's first lane.
   for (Rank r = 0; r < ranks; ++r) {
     std::vector<Slice>& slices = per_rank[r];
@@ -131,7 +197,7 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& to
   flows_ += s.size();  // flow ids are unique over the file's runs
 }
 
-void ChromeTrace::add_link_tracks(int pid, const Topology& topology, const FlowResult& result) {
+void ChromeTrace::add_link_tracks(int pid, const Topology& topology, const FlowResult& result, double offset_s) {
   std::vector<std::string> names(result.links.size());
   std::vector<double> last(result.links.size(), -1);
   for (const UtilizationChange& u : result.utilization) {
@@ -139,7 +205,7 @@ void ChromeTrace::add_link_tracks(int pid, const Topology& topology, const FlowR
     last[u.link] = u.utilization;
     if (names[u.link].empty()) names[u.link] = quoted("link " + link_name(topology.network, u.link));
     event(fmt::format(R"({{"ph": "C", "pid": {}, "name": {}, "ts": {:.6f}, "args": {{"utilization %": {:.3f}}}}})", pid,
-                      names[u.link], micros(u.time_s), 100.0 * u.utilization));
+                      names[u.link], micros(offset_s + u.time_s), 100.0 * u.utilization));
   }
 }
 

@@ -31,7 +31,12 @@ DEFAULT_OUT = REPO / "docs" / "validation-public.md"
 # Written once by --save-before from the build before it; read to show before and after.
 DEFAULT_BEFORE = REPO / "validate" / "public" / "predicted_before_runtime.csv"
 COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "collective", "bytes",
-           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "source_url", "note", "log"]
+           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "nccl_algo", "source_url", "note",
+           "log"]
+# NCCL_ALGO where the source forced one (its command line or page says so), as collsim names the
+# algorithm; empty: NCCL chose, and so does `--algo nccl`. NCCL still picks the protocol, and so
+# does `--protocol auto`.
+NCCL_ALGOS = {"Ring": "ring", "Tree": "nccl-tree", "NVLS": "nvls", "NVLSTree": "nvls-tree", "CollNetDirect": "collnet"}
 # Every system type the CSV has a row of, in the order the page lists them (a single node with an
 # NVLink mesh and no switch, DGX-1 style, has no public whole curve yet: see the page's last section).
 SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE",
@@ -93,6 +98,9 @@ def check_row(number, row, base=None):
         raise BadInput(f"{where}: system_type '{row['system_type']}' is not one of {', '.join(SYSTEM_TYPES)}")
     if row["collective"] not in BUS_FACTORS:
         raise BadInput(f"{where}: collective '{row['collective']}' is not one of {', '.join(BUS_FACTORS)}")
+    if row["nccl_algo"] and row["nccl_algo"] not in NCCL_ALGOS:
+        raise BadInput(f"{where}: nccl_algo '{row['nccl_algo']}' is not one of {', '.join(NCCL_ALGOS)} "
+                       "(NCCL_ALGO as the source set it; empty where NCCL chose)")
     if row["placement"] not in PLACEMENTS:
         raise BadInput(f"{where}: placement '{row['placement']}' must be oop or ip")
     if not row["source_url"].startswith("https://"):
@@ -167,14 +175,25 @@ def presets(collsim):
 
 
 def curve_key(row):
-    return (row["preset"], ranks(row), row["collective"])
+    return (row["preset"], ranks(row), row["collective"], row["nccl_algo"])
 
 
-def predict_curve(collsim, preset, nranks, collective, sizes):
-    """collsim's predictions for one system, rank count and collective at several sizes, in one call:
-    {bytes: the CSV line of `predict --algo nccl` as a dict}."""
+def algorithm_args(nccl_algo, collective):
+    """`--algo nccl`, or the algorithm the source forced with NCCL's protocol choice (NCCL's Ring
+    of a rooted collective is collsim's chain)."""
+    if not nccl_algo:
+        return ["--algo", "nccl"]
+    name = NCCL_ALGOS[nccl_algo]
+    if name == "ring" and collective in ("broadcast", "reduce"):
+        name = "chain"
+    return ["--algo", name, "--protocol", "auto"]
+
+
+def predict_curve(collsim, preset, nranks, collective, nccl_algo, sizes):
+    """collsim's predictions for one system, rank count, collective and forced algorithm at several
+    sizes, in one call: {bytes: the CSV line of `predict --algo nccl` (or the forced one) as a dict}."""
     out = run_collsim(collsim, ["predict", "--preset", preset, "--ranks", str(nranks),
-                                "--collective", collective, "--algo", "nccl",
+                                "--collective", collective, *algorithm_args(nccl_algo, collective),
                                 "--bytes", ",".join(str(b) for b in sizes), "--format", "csv"])
     lines = {int(line["bytes"]): line for line in csv.DictReader(io.StringIO(out))}
     missing = [b for b in sizes if b not in lines]
@@ -201,7 +220,8 @@ def evaluate(collsim, rows):
         predicted = float(prediction["time_s"]) * 1e6
         points.append({"row": row, "measured_us": measured, "predicted_us": predicted,
                        "error": predicted / measured - 1,
-                       "runs": prediction.get("runs", ""), "protocol": prediction.get("protocol", "")})
+                       "runs": prediction.get("runs") or prediction.get("algorithm", ""),
+                       "protocol": prediction.get("protocol", "")})
     return points, skipped
 
 
@@ -379,7 +399,9 @@ INTRO = """Every point below is an nccl-tests figure someone published (a vendor
 tutorial or benchmark repository, a GitHub issue or README), whole size sweeps of
 `all_reduce_perf` where the source has one and, where the same page gives them, `broadcast_perf`,
 `reduce_perf` and `all_gather_perf`, next to what `collsim predict --algo nccl` says for the same
-collective, size and rank count on the preset that describes that system. The presets and the link
+collective, size and rank count on the preset that describes that system (where the source forced
+NCCL's algorithm, `NCCL_ALGO`, the CSV's `nccl_algo` says which, and collsim runs that algorithm
+with its protocol chosen, `--protocol auto`: the Azure H200 page ran NVLS at every size). The presets and the link
 catalog come from datasheets and point-to-point microbenchmarks only (`configs/README.md`); no
 number in them was fitted to an allreduce measurement, these included. The error is on time,
 predicted / measured - 1: negative means collsim is faster than the machine was ("too fast").
@@ -393,7 +415,8 @@ whether they are up to date with the build). A row whose time the source does no
 tables and summaries give bus bandwidth only) has its time derived from busbw with nccl-tests'
 factor (2(P-1)/P for allreduce, (P-1)/P for allgather, 1 for broadcast and reduce); where busbw
 is printed with two decimals below 1 GB/s, that time carries the rounding (up to 12%). "collsim
-ran" is the algorithm and protocol `--algo nccl` chose (`runs` and `protocol` in its CSV). Size
+ran" is the algorithm and protocol `--algo nccl` chose (`runs` and `protocol` in its CSV), or the
+forced one. Size
 classes: up to 1 MiB, above 1 MiB up to 128 MiB, and 256 MiB and more.
 """
 
@@ -408,6 +431,15 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   dgx-h100-32 (allreduce of 32 bytes, -78%), is the source's, not the model's: it measured 68.1 us
   where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64, one line of NVIDIA's
   sample output, a glitch of that run, that no latency model can meet.
+- **How a source ran its test.** The Azure pages ran `all_reduce_perf -g 8`: one process and one
+  thread drive all 8 GPUs, launching 8 kernels one after another for every collective, where
+  NVIDIA's DGX H100 sample ran one GPU per process (`nGpus 1`) and took 13.0-17.1 us up to 2 KiB.
+  The Azure floors are 30 us (H200, NVLS forced: `nccl_algo` NVLS in the CSV, which moved its
+  rows up to 1 MiB from 17-51% fast to 9-20% fast against NCCL's 25 us NVLS latency) and 42-48 us
+  (A100, whose page says NVLS, which A100 cannot run, so the algorithm is NCCL's choice here).
+  collsim does not model a host thread launching for several GPUs (no sourced per-launch figure
+  for NCCL's grouped launch; the two floors would want 3.8 and 5.5 us a GPU, on different CPUs and
+  NCCL versions), so these rows stay fast at small sizes.
 - **Small and middle sizes: NCCL's runtime, now modelled in part.** Each GPU preset names
   `runtime: nccl` (docs/semantics.md, "The runtime"): a collective pays NCCL 2.30's base latency
   once and every step its per-step latency by protocol and transport (tuning.cc). That took the

@@ -10,7 +10,8 @@ turns them into docs/validation-public.md.
 2. scripts/public_validation.py refuses a malformed CSV with exit 2 and one line naming the row.
 3. With a stand-in collsim that answers every prediction with 1 ms (and records each call), the
    script writes each row's error as 1 ms / measured - 1, lists the rows whose preset it lacks as
-   skipped, predicts each system's sizes in one call, writes the size-class summary and one SVG
+   skipped, predicts each system's sizes in one call (per algorithm a source forced with NCCL_ALGO,
+   which it asks by name with --protocol auto; --algo nccl elsewhere), writes the size-class summary and one SVG
    per system, and --check exits 0 on what it wrote and 1 once the page or a plot differs; the
    table names each row's collective, and the summary counts each collective apart when more
    than one is published.
@@ -105,6 +106,7 @@ def test_malformed(tmp):
         "time and busbw disagree": dict(first, measured_busbw_GBps="500"),
         "unknown system type": dict(first, system_type="carrier pigeon"),
         "no log": dict(first, log=""),
+        "unknown NCCL_ALGO": dict(first, nccl_algo="Butterfly"),
     }
     for name, row in cases.items():
         path = tmp / "bad.csv"
@@ -159,8 +161,15 @@ def test_report(pv, rows, tmp):
         count = sum(r["collective"] == collective for r in predicted)
         check(f"| {collective} | {count} |" in text, f"summary: {count} {collective} point(s)")
     calls = Path(str(collsim) + ".calls").read_text().splitlines()
-    curves = {(r["preset"], pv.ranks(r), r["collective"]) for r in rows if r["preset"] in STAND_IN_PRESETS}
-    check(len(calls) == len(curves), f"one predict call per system, rank count and collective ({len(calls)} for {len(curves)})")
+    curves = {(r["preset"], pv.ranks(r), r["collective"], r["nccl_algo"]) for r in rows if r["preset"] in STAND_IN_PRESETS}
+    check(len(calls) == len(curves),
+          f"one predict call per system, rank count, collective and forced algorithm ({len(calls)} for {len(curves)})")
+    forced = [r for r in rows if r["preset"] in STAND_IN_PRESETS and r["nccl_algo"]]
+    for r in forced[:1]:  # a row whose source forced NCCL_ALGO is predicted with that algorithm
+        name = pv.NCCL_ALGOS[r["nccl_algo"]]
+        check(any(f"--algo {name} --protocol auto" in c and f"--ranks {pv.ranks(r)}" in c for c in calls),
+              f"{r['id']}: predicted with --algo {name} (the source's NCCL_ALGO={r['nccl_algo']})")
+    check(all("--algo nccl" in c or "--protocol auto" in c for c in calls), "every other call asks --algo nccl")
     for label, _ in pv.SIZE_CLASSES:
         check(f"| {label} | " in text, f"summary: a line for size class {label}")
     svgs = sorted((tmp / "img" / "public").glob("*.svg"))

@@ -170,18 +170,23 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;
-    for (std::string_view a : nccl_candidates(r.collective))
+    for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
       (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
     const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
     const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
-    const std::string in_switches = nodes_reduce && fabric_reduces
-                                        ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
-                                    : nodes_reduce   ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
-                                    : fabric_reduces ? " and of collnet (nodes of one GPU) with Simple"
-                                                     : "";
+    const bool collnet = fabric_reduces && r.collnet_enabled;
+    const std::string in_switches =
+        nodes_reduce && collnet ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
+        : nodes_reduce          ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
+        : collnet               ? " and of collnet (nodes of one GPU) with Simple"
+                                : "";
+    // NCCL 2.30 src/init.cc: collnetEnable is 0 unless set to 1.
+    const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
+                                                                 "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
+                                                               : "";
     fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
-               "proto; algorithm shows the choice)\n\n",
-               fmt::join(between_ranks, ", "), in_switches, to_string(r.engine));
+               "proto; algorithm shows the choice){}\n\n",
+               fmt::join(between_ranks, ", "), in_switches, to_string(r.engine), collnet_off);
   }
 }
 
@@ -571,7 +576,7 @@ void add_predict_command(CLI::App& app) {
                   "Algorithm names (comma-separated), 'all' (one that cannot run here at a size says why in its row; "
                   "the others answer), 'auto' (fastest per size), or among the names 'nccl' (what "
                   "NCCL would run: the fastest of ring and nccl-tree with every protocol, and where the switches reduce of "
-                  "nvls, nvls-tree and collnet with Simple)")
+                  "nvls, nvls-tree and, with the config's runtime: collnet_enable: true, collnet with Simple)")
       ->capture_default_str();
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "

@@ -637,7 +637,8 @@ display(big[big.algorithm == "nccl"][["nodes", "taper", "runs", "protocol", "tim
 """),
     md("""
 On this rail-optimized unit a 4:1 spine costs the allreduce nothing: the rings and NCCL's choice
-(CollNet, through the fabric's SHARP switches) stay under the leaves, while the flat two-tree's
+(NVLS-tree on 2 nodes, its ring with LL128 from 4; CollNet, through the fabric's SHARP switches,
+is off as NCCL's default leaves it) stay under the leaves, while the flat two-tree's
 bus bandwidth falls as nodes are added. (The analytic engine gives each rank one port, so the
 ring's 8 channels take turns; `engine: flow` in the sweep file runs them side by side.)
 """),

@@ -148,7 +148,7 @@ bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm)
 // The candidates of "nccl" that run here at `bytes` (on these ranks, held or streamed).
 std::vector<std::string_view> nccl_runs_at(const PredictionRequest& r, std::uint64_t bytes) {
   std::vector<std::string_view> out;
-  for (std::string_view a : nccl_candidates(r.collective)) try {
+  for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled)) try {
       if (nccl_considers(r, find_algorithm(a))) holding_for(r, a, bytes), out.push_back(a);
     } catch (const Error&) {
     }
@@ -166,8 +166,8 @@ std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
   for (std::uint64_t bytes : r.sizes)
     if (nccl_runs_at(r, bytes).empty())
       throw Error(fmt::format("--algo nccl: none of NCCL's algorithms ({}) can run {} of {} on {} ranks here",
-                              fmt::join(nccl_candidates(r.collective), ", "), format_size(bytes), to_string(r.collective),
-                              r.ranks));
+                              fmt::join(nccl_candidates(r.collective, r.collnet_enabled), ", "), format_size(bytes),
+                              to_string(r.collective), r.ranks));
   names.insert(names.begin() + std::ptrdiff_t(std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) -
                                               r.algorithms.begin()),
                std::string(kNcclChoice));
@@ -534,12 +534,13 @@ Holding holding_for(const PredictionRequest& r, std::string_view algorithm, std:
 
 // NCCL's ring algorithm is collsim's ring for allreduce, reduce-scatter and allgather, and its
 // chain for broadcast and reduce (NCCL pipelines those along the ring from the root).
-std::vector<std::string_view> nccl_candidates(Collective collective) {
+std::vector<std::string_view> nccl_candidates(Collective collective, bool collnet_enabled) {
   // NCCL's all-to-all is a group of sends and receives to every peer at once (linear).
   if (collective == Collective::alltoall) return {"linear"};
   const bool rooted = spec_of(collective).rooted;
   std::vector<std::string_view> out{rooted ? "chain" : "ring"};
-  if (collective == Collective::allreduce) out.insert(out.end(), {"nccl-tree", "nvls", "nvls-tree", "collnet"});
+  if (collective == Collective::allreduce) out.insert(out.end(), {"nccl-tree", "nvls", "nvls-tree"});
+  if (collective == Collective::allreduce && collnet_enabled) out.push_back("collnet");
   std::erase_if(out, [&](std::string_view a) { return !find_algorithm(a).supports(collective); });
   return out;
 }
@@ -579,6 +580,7 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   r.topology = cluster.topology;
   r.runtime = cluster.runtime;
   r.runtime_hardware = cluster.runtime_hardware;
+  r.collnet_enabled = cluster.collnet_enabled;
   r.engine = default_engine(cluster.topology);
   return r;
 }

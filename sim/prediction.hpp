@@ -67,9 +67,10 @@ struct PredictionRecord {
 // double binary tree across the nodes: nccl-tree, and where the cluster's NVSwitches reduce
 // its NVLS on one node and NVLS_TREE across nodes, with the Simple protocol only), each with
 // every protocol (LL, LL128, Simple), and the fastest kept, as NCCL's tuner picks by its own
-// cost model.
+// cost model. CollNet (collnet, where the fabric reduces) only where the cluster enables it
+// (`collnet_enabled`, NCCL_COLLNET_ENABLE=1): NCCL 2.30 runs it on no other condition.
 inline constexpr std::string_view kNcclChoice = "nccl";
-std::vector<std::string_view> nccl_candidates(Collective collective);
+std::vector<std::string_view> nccl_candidates(Collective collective, bool collnet_enabled);
 
 // Whether a schedule that has a stream (ring, hierarchical-ring, bruck) runs streamed on the flow
 // engine (PredictionRequest::streaming, `predict --stream`).
@@ -140,6 +141,7 @@ struct PredictionRequest {
   // The collective library's runtime (sim/runtime.hpp): none prices the links alone.
   CollectiveRuntime runtime = CollectiveRuntime::none;
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
+  bool collnet_enabled = false;      // whether "nccl" considers collnet (ClusterConfig::collnet_enabled)
 };
 
 // The engine a cluster gets when none is named (--engine auto): the engine table's first whose

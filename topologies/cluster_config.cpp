@@ -325,13 +325,15 @@ CollectiveRuntime runtime_library(const ConfigReader& in, const YAML::Node& v, c
 }
 
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
-// are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp).
+// are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp),
+// and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1).
 void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c) {
   if (!r.IsMap()) {
     c.runtime = runtime_library(in, r, "runtime");
     return;
   }
-  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu"});
+  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu", "collnet_enable"});
+  if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
   c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");
   const YAML::Node cc = in.require(r, "compute_capability", "runtime");
   const double x = in.number(cc, "runtime.compute_capability", false);

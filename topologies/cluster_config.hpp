@@ -59,6 +59,10 @@ struct ClusterConfig {
   std::vector<std::uint64_t> bytes;          // sizes to predict when the command line names none
   CollectiveRuntime runtime = CollectiveRuntime::none;
   RuntimeHardware runtime_hardware;  // with runtime nccl in its map form
+  // The `runtime:` map's collnet_enable: whether NCCL may run CollNet where the fabric reduces.
+  // NCCL 2.30 runs it only with NCCL_COLLNET_ENABLE=1 or ncclConfig_t.collnetEnable = 1 (src/init.cc:
+  // any other value is set to 0), so false by default and with `runtime: nccl` alone.
+  bool collnet_enabled = false;
   // A calibrated config's `calibration:` field (topology form): false when its fit is not
   // to be trusted, with the reasons.
   bool calibration_reliable = true;

@@ -5,9 +5,11 @@
 // (1e-9) with one GPU per node (the flow engine too, one segment) and on one node; SimGrid
 // equals the flow engine on 1-3 nodes (1e-6); configs that put SHARP where it cannot be, or
 // leave out its numbers, are refused in one line; collnet where the fabric does not reduce is
-// refused; `--algo nccl` considers collnet only where the fabric reduces, and picks it at 16 MiB
-// on the marked DGX SuperPOD SU; the reducer router's searches, which stop once a reducer's own
-// endpoints are settled, give the routes of full searches.
+// refused; `--algo nccl` considers collnet only where the fabric reduces and the runtime map's
+// collnet_enable is true (NCCL_COLLNET_ENABLE=1; off, NCCL's default, it never runs collnet on
+// the marked DGX SuperPOD SU; on, it picks collnet at 64 KiB and 16 MiB), `--algo collnet` by
+// name runs either way, and the key takes true or false; the reducer router's searches, which
+// stop once a reducer's own endpoints are settled, give the routes of full searches.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -206,20 +208,25 @@ std::vector<PredictionRecord> predict_algorithms(const ClusterConfig& c, std::ve
 
 }  // namespace
 
-TEST_CASE("Algo nccl considers collnet where the fabric reduces, with Simple, and never where it does not") {
-  const ClusterConfig sharp = cluster(4, 2, 8 * kIb_Bps);
+TEST_CASE("Algo nccl considers collnet where the fabric reduces and the cluster enables it, with Simple, else never") {
+  ClusterConfig sharp = cluster(4, 2, 8 * kIb_Bps);
+  REQUIRE_FALSE(sharp.collnet_enabled);  // NCCL's default: NCCL_COLLNET_ENABLE unset
+  for (const PredictionRecord& rec : predict_algorithms(sharp, {"nccl"}, {4096, 1u << 28}))
+    CHECK(rec.runs != "collnet");
+  sharp.collnet_enabled = true;
   const std::vector<PredictionRecord> nccl = predict_algorithms(sharp, {"nccl"}, {4096, 1u << 28});
   const std::vector<PredictionRecord> alone = predict_algorithms(sharp, {"collnet"}, {4096, 1u << 28});
   REQUIRE(nccl.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) CHECK(nccl[i].time_s <= alone[i].time_s);
   CHECK(nccl[1].runs == "collnet");  // one hop across nodes, at the NICs' full rate
   CHECK(nccl[1].protocol.name == "simple");
-  const ClusterConfig plain = parse_cluster_config(
+  ClusterConfig plain = parse_cluster_config(
       "name: t\nlink_classes:\n  nvl: {bandwidth_Bps: 1.0e+11, latency_s: 0, alpha_s: 2.0e-6}\n"
       "  ib: {bandwidth_Bps: 2.5e+10, latency_s: 0, alpha_s: 2.0e-6}\ntopology: {kind: star, endpoints: 8, link: ib}\n"
       "nodes: {count: 4, gpus_per_node: 2, switch: nvswitch, gpu_link: nvl, nics_per_node: 2, nic_link: ib, "
       "reduction: nvls, reduction_Bps: 2.0e+11, reduction_latency_s: 0}\ngamma_s_per_byte: 1.0e-10\n",
       "t.yaml");
+  plain.collnet_enabled = true;
   for (const PredictionRecord& rec : predict_algorithms(plain, {"nccl"}, {4096, 1u << 28})) CHECK(rec.runs != "collnet");
 }
 
@@ -244,12 +251,52 @@ TEST_CASE("The reducer router's searches that stop at a reducer's own endpoints 
     }
 }
 
-TEST_CASE("On the marked DGX SuperPOD SU, --algo nccl runs collnet at 16 MiB, one hop across nodes") {
-  const ClusterConfig su = load_preset("dgx-h100-superpod-su");
-  REQUIRE(su.topology->fabric_reducer);
-  REQUIRE(su.topology->node_reducers.size() == 32);
-  const std::vector<PredictionRecord> nccl = predict_algorithms(su, {"nccl", "ring"}, {16u << 20});
-  REQUIRE(nccl.size() == 2);
-  CHECK(nccl[0].runs == "collnet");
-  CHECK(nccl[0].time_s < nccl[1].time_s / 3);  // a ring crosses the nodes 2(M - 1) times
+namespace {
+
+// The SuperPOD SU preset with `collnet_enable: true` in its runtime map, as a user turns it on.
+ClusterConfig superpod_with_collnet() {
+  std::string yaml = preset_yaml("dgx-h100-superpod-su");
+  const std::string cpu = "  host_cpu: intel\n";
+  REQUIRE(yaml.find(cpu) != std::string::npos);
+  yaml.insert(yaml.find(cpu) + cpu.size(), "  collnet_enable: true\n");
+  return parse_cluster_config(yaml, "su.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("On the DGX SuperPOD SU, --algo nccl runs collnet only with collnet_enable: true, collnet by name in both") {
+  const ClusterConfig off = load_preset("dgx-h100-superpod-su");
+  REQUIRE(off.topology->fabric_reducer);
+  REQUIRE(off.topology->node_reducers.size() == 32);
+  REQUIRE_FALSE(off.collnet_enabled);  // NCCL 2.30's default (src/init.cc)
+  const ClusterConfig on = superpod_with_collnet();
+  REQUIRE(on.collnet_enabled);
+  const std::vector<std::uint64_t> sizes{64u << 10, 1u << 30};
+  for (const PredictionRecord& rec : predict_algorithms(off, {"nccl"}, sizes)) {
+    INFO(rec.bytes << " B: " << rec.runs);
+    CHECK(rec.runs != "collnet");
+  }
+  const std::vector<PredictionRecord> nccl_on = predict_algorithms(on, {"nccl", "ring"}, {64u << 10, 16u << 20});
+  REQUIRE(nccl_on.size() == 4);
+  CHECK(nccl_on[0].runs == "collnet");  // the fastest at 64 KiB once NCCL may run it
+  CHECK(nccl_on[2].runs == "collnet");
+  CHECK(nccl_on[2].time_s < nccl_on[3].time_s / 3);  // a ring crosses the nodes 2(M - 1) times
+  for (const ClusterConfig* c : {&off, &on}) {
+    const std::vector<PredictionRecord> named = predict_algorithms(*c, {"collnet"}, {64u << 10});
+    REQUIRE(named.size() == 1);
+    CHECK(named[0].runs == "collnet");
+    CHECK(named[0].time_s > 0);
+  }
+}
+
+TEST_CASE("The runtime map's collnet_enable is true or false, refused otherwise in one line") {
+  const std::string base = "name: t\nlink_classes:\n  ib: {bandwidth_Bps: 2.5e+10, latency_s: 0, alpha_s: 2.0e-6}\n"
+                           "topology: {kind: star, endpoints: 4, link: ib}\ngamma_s_per_byte: 1.0e-10\n"
+                           "runtime: {library: nccl, compute_capability: 9.0, host_cpu: intel";
+  CHECK_FALSE(parse_cluster_config(base + "}\n", "t.yaml").collnet_enabled);
+  CHECK_FALSE(parse_cluster_config(base + ", collnet_enable: false}\n", "t.yaml").collnet_enabled);
+  CHECK(parse_cluster_config(base + ", collnet_enable: true}\n", "t.yaml").collnet_enabled);
+  const std::string error = refused(base + ", collnet_enable: 1x}\n");
+  CHECK_THAT(error, Catch::Contains("'runtime.collnet_enable' must be true or false"));
+  CHECK(error.find('\n') == std::string::npos);
 }

@@ -183,7 +183,7 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
         continue;
       }
       double fastest = 1e300;
-      for (std::string_view a : nccl_candidates(collective)) {
+      for (std::string_view a : nccl_candidates(collective, false)) {
         if (find_algorithm(a).in_network != InNetwork::none) continue;  // these switches do not reduce
         PredictionRequest one = r;
         one.algorithms = {std::string(a)};
@@ -193,12 +193,15 @@ TEST_CASE("algo nccl keeps the fastest of NCCL's algorithms with every protocol,
       }
       INFO(to_string(collective) << " " << rec.bytes << ": ran " << rec.runs << " " << rec.protocol.name);
       CHECK(rec.time_s == fastest);
-      const std::vector<std::string_view> candidates = nccl_candidates(collective);
+      const std::vector<std::string_view> candidates = nccl_candidates(collective, false);
       CHECK(std::find(candidates.begin(), candidates.end(), rec.runs) != candidates.end());
     }
   }
-  CHECK(nccl_candidates(Collective::allreduce) ==
+  CHECK(nccl_candidates(Collective::allreduce, false) ==
+        std::vector<std::string_view>{"ring", "nccl-tree", "nvls", "nvls-tree"});  // CollNet off: NCCL's default
+  CHECK(nccl_candidates(Collective::allreduce, true) ==
         std::vector<std::string_view>{"ring", "nccl-tree", "nvls", "nvls-tree", "collnet"});
-  CHECK(nccl_candidates(Collective::reduce_scatter) == std::vector<std::string_view>{"ring"});
-  CHECK(nccl_candidates(Collective::broadcast) == std::vector<std::string_view>{"chain"});  // NCCL's ring from the root
+  CHECK(nccl_candidates(Collective::reduce_scatter, true) == std::vector<std::string_view>{"ring"});
+  // NCCL's ring from the root
+  CHECK(nccl_candidates(Collective::broadcast, true) == std::vector<std::string_view>{"chain"});
 }

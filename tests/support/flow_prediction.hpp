@@ -19,6 +19,7 @@ inline std::vector<PredictionRecord> flow_prediction(const ClusterConfig& c, std
   r.ranks = c.ranks;
   r.cost = c.cost;
   r.topology = c.topology;
+  r.collnet_enabled = c.collnet_enabled;
   r.engine = EngineKind::flow;
   return predict(r);
 }

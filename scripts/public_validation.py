@@ -485,17 +485,17 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   (446-472 GB/s) passes what a ring can reach through the NICs (8 x 400G: 388 GB/s, which is
   what collsim's ring predicts), so NCCL crosses the network with each byte once, in NVLSTree
   or CollNet. The multi-node presets now mark their NVSwitches (and the SuperPOD's Quantum-2
-  fabric, SHARP) as reducing, and `--algo nccl` runs `nvls-tree` or `collnet` there as NCCL
-  does: these rows went from 15-22% slow (the ring) to 22-26% fast, bound, as on one node, by
+  fabric, SHARP) as reducing, and `--algo nccl` runs `nvls-tree` there as NCCL does (`collnet`
+  where the runtime enables it): these rows went from 15-22% slow (the ring) to 22-26% fast, bound, as on one node, by
   the NVLS phases inside each node. NCCL's model bounds NVLS-tree by its own per-channel rate
   (`perChMaxNVLSTreeBws`, 57.7 GB/s per head on 2 Hopper nodes, tuning.cc), which collsim now
   applies to each head's messages across the network: the RoCE and EFA rows on 2 H100 nodes
   went from 17-24% fast to between 2% fast and 6% slow at 1 GiB and more (oci-h100-2n-1g +0.8%,
-  aws-p5-2n-8g +6.4%). The H200 rows over InfiniBand run `collnet` (the preset's SHARP fabric),
-  bound inside each node by its NVLink: 17-21% fast at the peer copies' rate, between 5% fast
-  and 0.4% slow at NCCL's 20.6 GB/s a link (below). NCCL 2.30 starts CollNet only where
-  NCCL_COLLNET_ENABLE=1 (init.cc), which the source does not say; its default there would be
-  NVLS-tree. TCPXO's 2 nodes are bound by their 200G NICs, below the cap.
+  aws-p5-2n-8g +6.4%). The H200 rows over InfiniBand ran `collnet` on the preset's SHARP fabric
+  (17-21% fast), but NCCL 2.30 starts CollNet only with NCCL_COLLNET_ENABLE=1 (init.cc), which
+  the source does not set, so `--algo nccl` now leaves it out unless the preset's runtime says
+  `collnet_enable: true`: these rows run NVLS-tree, 0.3-5.8% slow (with NCCL's 20.6 GB/s a
+  link, below). TCPXO's 2 nodes are bound by their 200G NICs, below the cap.
 - **NVLS (H100 and H200 nodes).** NCCL's default allreduce there is NVLink SHARP: the NVSwitch
   reduces and multicasts, so busbw passes what any GPU-to-GPU schedule reaches (about 480 GB/s
   measured against the ring's 370 GB/s). collsim's `nvls` runs NCCL's data path (a reduce-scatter

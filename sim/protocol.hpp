@@ -72,6 +72,9 @@ struct RuntimePipeline {
   std::uint32_t segments = 0;      // the schedule's segments it sets (NVLS: one per loop; 0: the algorithm's default)
 
   bool active() const { return channels > 0; }
+  // The flag waits extra_sync_s prices, on one rank's chain: loops x slices on each step, less
+  // the one per step the engines price (each transfer's start-up).
+  std::uint64_t extra_waits() const { return extra_sync_s > 0 ? (loops * slices - 1) * steps : 0; }
 };
 
 struct Protocol {

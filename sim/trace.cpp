@@ -146,9 +146,7 @@ TraceRuntime trace_runtime(const PredictionRecord& rec, CollectiveRuntime librar
   out.label = fmt::format("{} {}, {}", library_name(library), rec.runs, rec.protocol.name);
   out.fixed_s = rec.runtime_s;
   out.flag_waits_s = pipeline.extra_sync_s;
-  // loops x slices waits on each step of the chain: the engines price one per step (its
-  // transfer's start-up), the runtime the rest (sim/runtime.cpp, nccl_pipeline)
-  if (pipeline.extra_sync_s > 0) out.flag_waits = (pipeline.loops * pipeline.slices - 1) * pipeline.steps;
+  out.flag_waits = pipeline.extra_waits();
   out.step = rec.protocol.step;
   return out;
 }

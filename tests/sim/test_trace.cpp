@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,17 @@
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
+
+namespace {
+
+// A file of this test process's own: ctest runs the cases side by side, as other checkouts'
+// suites on the same machine may be.
+std::string temp_trace_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / fmt::format("collsim_test_trace_{}_{}.json", name, ::getpid()))
+      .string();
+}
+
+}  // namespace
 
 TEST_CASE("a flow run's Chrome trace has a track per rank and per busy link") {
   const ClusterConfig c = parse_cluster_config(
@@ -34,7 +47,7 @@ TEST_CASE("a flow run's Chrome trace has a track per rank and per busy link") {
   FlowOptions options;
   options.timeline = true;
   const FlowResult f = run_flow(s, *c.topology, 1e-10, options);
-  const std::string path = (std::filesystem::temp_directory_path() / "collsim_test_trace.json").string();
+  const std::string path = temp_trace_path("two-tree");
   std::size_t written = 0;
   {
     ChromeTrace trace(path);
@@ -130,7 +143,7 @@ TracedRun traced(const ClusterConfig& c, const std::string& algorithm, std::uint
   r.sizes = {bytes};
   r.engine = EngineKind::flow;
   r.run.flow.timeline = true;
-  const std::string path = (std::filesystem::temp_directory_path() / "collsim_test_trace_runtime.json").string();
+  const std::string path = temp_trace_path(fmt::format("{}_{}", algorithm, bytes));
   ChromeTrace trace(path);
   r.on_flow_run = [&](const PredictionRecord& rec, const Schedule& s, const FlowResult& result) {
     trace.add_run(rec.algorithm, s, *c.topology, result, c.cost.gamma_s_per_byte, trace_runtime(rec, c.runtime));

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tests/cli/explain_runtime.sh COLLSIM — `explain ALGO --preset CLUSTER` on a cluster whose config
+# names a runtime prices the run as predict does: its total (--format json: costs.total_s) is
+# `predict --engine analytic --protocol simple` of the same run to 1e-9 relative, its fixed
+# part predict's runtime_s; for a ring in one channel and one segment the fixed part plus the
+# steps is that total, each step's sync NCCL's Simple ring latency over NVLink (3.4 us,
+# tuning.cc hwLatencies, as sim/runtime.cpp prices it), and the table says so; where steps
+# overlap (a ring across nodes) it says they do not add up. A cluster without a runtime is
+# refused (bad_inputs.txt).
+set -u
+collsim=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+# CLUSTER RANKS ALGO BYTES ADD_UP [explain options...]: explain's costs against predict's record.
+compare() {
+  local cluster=$1 ranks=$2 algo=$3 bytes=$4 add_up=$5; shift 5
+  "$collsim" explain "$algo" -p "$ranks" --bytes "$bytes" --preset "$cluster" "$@" --format json > "$tmp/explain.json" ||
+    { fail "explain $algo $cluster $bytes exited $?"; return; }
+  local segments channels
+  segments=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["costs"]["segments"])' "$tmp/explain.json")
+  channels=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["costs"]["channels"])' "$tmp/explain.json")
+  "$collsim" predict --preset "$cluster" --ranks "$ranks" --algo "$algo" --bytes "$bytes" --engine analytic \
+    --protocol simple --segments "$segments" --channels "$channels" --format json > "$tmp/predict.json" ||
+    { fail "predict $algo $cluster $bytes exited $?"; return; }
+  python3 - "$tmp/explain.json" "$tmp/predict.json" "$add_up" "$cluster $algo $bytes" <<'PY' || failed=1
+import json, sys
+explain, predict, add_up, what = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))[0], sys.argv[3] == "yes", sys.argv[4]
+costs = explain["costs"]
+def close(a, b): return abs(a - b) <= 1e-9 * abs(b)
+ok = True
+def check(cond, message):
+    global ok
+    if not cond:
+        print(f"FAIL: {what}: {message}")
+        ok = False
+check(close(costs["total_s"], predict["time_s"]), f"total {costs['total_s']!r} != predict's {predict['time_s']!r}")
+check(close(costs["fixed_s"], predict["runtime_s"]), f"fixed {costs['fixed_s']!r} != predict's runtime_s {predict['runtime_s']!r}")
+steps = costs["steps"]
+check(len(steps) > 0 and all(s["time_s"] > 0 for s in steps), "a step without a cost")
+check(costs["steps_add_up"] == add_up, f"steps_add_up {costs['steps_add_up']}, expected {add_up}")
+if add_up:
+    check(close(costs["fixed_s"] + sum(s["time_s"] for s in steps), predict["time_s"]), "fixed + steps != predict's time")
+    check(all(s["transport"] == "nvlink" and close(s["sync_s"], 3.4e-6) for s in steps),
+          "a step's sync is not NCCL's Simple ring NVLink latency, 3.4 us")
+sys.exit(0 if ok else 1)
+PY
+}
+
+compare dgx-h100 8 ring 8 yes
+compare dgx-h100 8 ring 64K yes
+compare dgx-h100 8 ring 1M yes
+compare dgx-h100 8 ring 16M yes --segments 1
+compare dgx-h100 4 ring 64K yes
+compare dgx-h100-superpod-su 16 ring 1M no
+compare dgx-h100 8 two-tree 1M no
+compare dgx-h100 8 nvls 1M no
+compare dgx-a100 8 ring 256K yes
+
+# The table: the runtime's fixed part first, a cost per step, the total as their sum.
+out=$("$collsim" explain ring -p 8 --bytes 64K --preset dgx-h100)
+grep -q "^runtime (NCCL 2.30, ring, simple protocol): launch + base latency 8.4 us once; pipeline flag waits 47.6 us (14 waits beyond one per step)$" <<< "$out" ||
+  fail "no runtime preface: $(sed -n 4p <<< "$out")"
+[ "$(grep -c '^  cost: sync 3.4 us (step latency, NVLink) + 8192 bytes at ' <<< "$out")" = 14 ] ||
+  fail "not 14 step costs of 8192 bytes: $(grep -m1 '  cost:' <<< "$out")"
+grep -q "^total (contention-free): 104 us = fixed 56 us + sum of steps 48 us$" <<< "$out" ||
+  fail "no total: $(tail -n 1 <<< "$out")"
+grep -q "not fixed + sum of steps" <(
+  "$collsim" explain ring -p 16 --bytes 1M --preset dgx-h100-superpod-su) || fail "across nodes: no note that the steps overlap"
+# Without a cluster nothing is priced.
+"$collsim" explain ring -p 8 --bytes 64K | grep -q "cost:" && fail "explain without a cluster prints costs"
+
+exit $failed

@@ -32,6 +32,8 @@ nlohmann::json to_json(const CalibrationSamples& s) {
   for (const SizeTime& p : s.memory_copy) j["memory_copy"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.exchange) j["exchange"].push_back({p.bytes, p.seconds, p.repeats});
   for (const SizeTime& p : s.reduction_into_sent) j["reduction_into_sent"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.host_issue) j["host_issue"].push_back({p.bytes, p.seconds, p.repeats});
+  for (const SizeTime& p : s.host_sync) j["host_sync"].push_back({p.bytes, p.seconds, p.repeats});
   for (const ConcurrentSample& c : s.concurrent) j["concurrent"].push_back({c.flows, c.bytes, c.seconds, c.repeats});
   j["library"] = s.library;
   if (!s.device.empty()) j["device"] = s.device;
@@ -62,6 +64,8 @@ CalibrationSamples calibration_samples_from_json(const nlohmann::json& j) {
   if (j.contains("memory_copy")) s.memory_copy = size_times_from_json(j.at("memory_copy"));
   if (j.contains("exchange")) s.exchange = size_times_from_json(j.at("exchange"));
   if (j.contains("reduction_into_sent")) s.reduction_into_sent = size_times_from_json(j.at("reduction_into_sent"));
+  if (j.contains("host_issue")) s.host_issue = size_times_from_json(j.at("host_issue"));
+  if (j.contains("host_sync")) s.host_sync = size_times_from_json(j.at("host_sync"));
   if (j.contains("concurrent"))
     for (const auto& c : j.at("concurrent"))
       s.concurrent.push_back(

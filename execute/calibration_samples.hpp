@@ -47,6 +47,15 @@ struct CalibrationSamples {
   // an exchange, as recursive doubling does), the slower one's time, at the reduction sweep's
   // sizes; empty where the worker does not measure it: no reduction_into_sent_factors then.
   std::vector<SizeTime> reduction_into_sent;
+  // cuda: what the one host thread that drives the virtual ranks pays per transfer, issued as
+  // the cuda backend issues it (execute/cuda/cuda_executor.cpp: a wait for the event of the
+  // transfer before it on another rank's stream, a reduction kernel of `bytes`, an event record),
+  // one point {bytes, seconds per transfer}; and host_sync: after the last transfer is issued,
+  // how much longer than that transfer's own GPU time the host waits until its synchronization
+  // of every stream returns, one point. Empty elsewhere (mpi) and in samples written before
+  // they were measured: the calibrated YAML then has no host_issue.
+  std::vector<SizeTime> host_issue;
+  std::vector<SizeTime> host_sync;
   std::string library;               // MPI library / CUDA runtime and driver version line
   std::string device;                // the GPU's name (cuda); empty for mpi
   // The ranks copy what they receive, on the core that reduces (mpi on host buffers: Open

@@ -581,6 +581,7 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   r.runtime = cluster.runtime;
   r.runtime_hardware = cluster.runtime_hardware;
   r.collnet_enabled = cluster.collnet_enabled;
+  r.host_issue = cluster.host_issue;
   r.engine = default_engine(cluster.topology);
   return r;
 }
@@ -593,8 +594,10 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   priced.rate = runtime.rate;
   priced.pipeline = runtime.pipeline;
   if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
+  // A host that issues the transfers (HostIssue) waits for the GPU's last work once more, at
+  // the end: a fixed cost like the runtime's.
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
-          .fixed_s = runtime.fixed_s};
+          .fixed_s = runtime.fixed_s + r.host_issue.sync_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {

@@ -142,6 +142,7 @@ struct PredictionRequest {
   CollectiveRuntime runtime = CollectiveRuntime::none;
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
   bool collnet_enabled = false;      // whether "nccl" considers collnet (ClusterConfig::collnet_enabled)
+  HostIssue host_issue;              // a host that issues every transfer (ClusterConfig::host_issue)
 };
 
 // The engine a cluster gets when none is named (--engine auto): the engine table's first whose

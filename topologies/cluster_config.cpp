@@ -349,12 +349,20 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
   c.runtime_hardware.amd_hosts = vendor == "amd";
 }
 
+// `host_issue: {per_transfer_s, sync_s}` (a calibrated cuda cluster; HostIssue).
+void read_host_issue(const ConfigReader& in, const YAML::Node& node, ClusterConfig& c) {
+  in.only_keys(node, "host_issue", {"per_transfer_s", "sync_s"});
+  c.host_issue.per_transfer_s = in.physical(in.require(node, "per_transfer_s", "host_issue"), "host_issue.per_transfer_s", kTimeRange);
+  c.host_issue.sync_s = in.physical(in.require(node, "sync_s", "host_issue"), "host_issue.sync_s", kTimeRange);
+}
+
 void read_topology(const ConfigReader& in, const YAML::Node& root, ClusterConfig& c) {
   in.only_keys(root, "cluster", {"name", "description", "link_classes", "topology", "nodes", "placement", "routing",
                                  "ranks", "gamma_s_per_byte", "memory_bandwidth_Bps", "core_copy_Bps", "reduction_factors",
-                                 "reduction_into_sent_factors", "bytes", "calibration", "runtime"});
+                                 "reduction_into_sent_factors", "bytes", "calibration", "runtime", "host_issue"});
   if (const YAML::Node r = root["runtime"]) read_runtime(in, r, c);
   if (root["calibration"]) read_calibration_note(in, root["calibration"], c);
+  if (root["host_issue"]) read_host_issue(in, root["host_issue"], c);
   auto topo = std::make_shared<Topology>();
   Network& net = topo->network;
   const bool nccl = c.runtime == CollectiveRuntime::nccl;

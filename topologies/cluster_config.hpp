@@ -33,6 +33,17 @@ struct RuntimeHardware {
   bool amd_hosts = false;
 };
 
+// A host that issues the schedule's transfers one by one (a calibrated config's `host_issue:`,
+// written by `collsim calibrate --backend cuda`): collsim's cuda backend drives its virtual
+// ranks from one host thread, which issues every transfer in the schedule's order, each taking
+// per_transfer_s of its time, so no transfer starts before its issue; after the last, the
+// host's synchronization of every stream returns sync_s after the GPU's work ends. Both 0: the
+// ranks drive their own transfers (every other cluster).
+struct HostIssue {
+  double per_transfer_s = 0;
+  double sync_s = 0;
+};
+
 // Edits of a flat network's classes and node size (predict's --alpha, --beta/--bandwidth and
 // --ranks-per-node): below 0 (a node size of 0) leaves one as it is.
 struct LinkEdits {
@@ -67,6 +78,7 @@ struct ClusterConfig {
   // to be trusted, with the reasons.
   bool calibration_reliable = true;
   std::vector<std::string> calibration_reasons;
+  HostIssue host_issue;
 
   // Places `ranks` ranks (0: as many as now) by `placement` (none: the cluster's own), as
   // predict's --ranks and --placement, the Python module and validate --measured ask: on a

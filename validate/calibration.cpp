@@ -59,6 +59,8 @@ CalibrationSamples merge_repeats(const std::vector<CalibrationSamples>& runs) {
   s.memory_copy = merged(runs, &CalibrationSamples::memory_copy);
   s.exchange = merged(runs, &CalibrationSamples::exchange);
   s.reduction_into_sent = merged(runs, &CalibrationSamples::reduction_into_sent);
+  s.host_issue = merged(runs, &CalibrationSamples::host_issue);
+  s.host_sync = merged(runs, &CalibrationSamples::host_sync);
   for (const CalibrationSamples& run : runs) s.on_cpu_fraction = std::min(s.on_cpu_fraction, run.on_cpu_fraction);
   for (const CalibrationSamples& run : runs) s.receiver_copies = s.receiver_copies && run.receiver_copies;
   return s;
@@ -481,6 +483,26 @@ std::string memory_field(const Calibration& c) {
                          format_size(c.samples.memory_copy.back().bytes));
 }
 
+// The cuda backend's host (CalibrationSamples::host_issue, host_sync), where measured.
+std::string host_issue_field(const Calibration& c) {
+  const CalibrationSamples& s = c.samples;
+  if (s.host_issue.empty() || s.host_sync.empty()) return "";
+  const SizeTime& issue = s.host_issue.front();
+  const SizeTime& sync = s.host_sync.front();
+  return fmt::format(
+      "# the one host thread that drives the virtual ranks (collsim's cuda backend) issues every transfer in\n"
+      "# the schedule's order, each taking per_transfer_s of its time (no transfer starts before its issue), and\n"
+      "# waits sync_s beyond the GPU's work for its synchronization of every stream after the last.\n"
+      "#   per transfer: chained {} reductions across the ranks' streams, the issue loop alone:{}\n"
+      "#   sync: one {} reduction, then every stream synchronized, less its time on the GPU:{}\n"
+      "host_issue:\n"
+      "  per_transfer_s: {:.6e}\n"
+      "  sync_s: {:.6e}\n",
+      format_size(issue.bytes), fmt::format(" {}{}", format_seconds(issue.seconds), spread_text(issue.repeats, issue.seconds)),
+      format_size(sync.bytes), fmt::format(" {}{}", format_seconds(sync.seconds), spread_text(sync.repeats, sync.seconds)),
+      issue.seconds, sync.seconds);
+}
+
 // The one field a loader reads back: whether to trust the numbers above, and why not.
 std::string reliability_field(const Calibration& c) {
   std::string y = reliability_comment(c) + fmt::format("calibration:\n  reliable: {}\n", c.reliable());
@@ -553,7 +575,7 @@ std::string calibrated_config_yaml(const Calibration& c, const std::string& name
   y += reduction_factor_field(c, c.reduction_into_sent_factors, c.samples.reduction_into_sent,
                               "reduction_into_sent_factors",
                               "reductions into the buffer the rank has just sent (its partner read it), by size");
-  return y + memory_field(c) + reliability_field(c);
+  return y + memory_field(c) + host_issue_field(c) + reliability_field(c);
 }
 
 }  // namespace collsim

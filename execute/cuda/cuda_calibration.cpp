@@ -64,22 +64,42 @@ void copy(const DeviceFloats& to, const DeviceFloats& from, std::uint64_t bytes,
     check_cuda(cudaMemcpyPeerAsync(to.data, to.device, from.data, from.device, bytes, stream), "cudaMemcpyPeerAsync");
 }
 
-// Seconds per repetition of `enqueue` (which enqueues one operation), `reps` back-to-back.
-double per_repetition(const std::function<void()>& enqueue, cudaStream_t stream, int reps) {
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i) enqueue();
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
-}
+struct TimingEvents {
+  TimingEvents() {
+    check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  ~TimingEvents() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  TimingEvents(const TimingEvents&) = delete;
+  TimingEvents& operator=(const TimingEvents&) = delete;
+  // The GPU's time for what `enqueue` puts on `stream`, between two events, waited for.
+  double time(const std::function<void()>& enqueue, cudaStream_t stream) const {
+    check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+    enqueue();
+    check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    return double(ms) * 1e-3;
+  }
+  cudaEvent_t start = nullptr, stop = nullptr;
+};
 
-// The median over rounds, each about plan.seconds_per_point / kRounds long.
+// One operation's time on the GPU's clock (events around it, each repetition alone): what the
+// operation itself takes once the GPU runs it. The host's time to issue it is measured apart
+// (measure_host_issue): back to back on the host's clock, small copies would time the host's
+// issue rate (about 5 us on an H100's host), not the copy. The median of the repetitions,
+// about plan.seconds_per_point of them in all.
 double timed_point(const CalibrationPlan& plan, const std::function<void()>& enqueue, cudaStream_t stream) {
-  const double estimate = per_repetition(enqueue, stream, 1);  // also warms up
-  const int reps = std::clamp(int(plan.seconds_per_point / kRounds / std::max(estimate, 1e-9)), 1, 2000);
-  std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) rounds.push_back(per_repetition(enqueue, stream, reps));
-  return median_of(rounds);
+  const TimingEvents events;
+  const double estimate = events.time(enqueue, stream) + 20e-6;  // also warms up; each repetition waits
+  const int reps = std::clamp(int(plan.seconds_per_point / estimate), 5, 500);
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) times.push_back(events.time(enqueue, stream));
+  return median_of(times);
 }
 
 std::vector<SizeTime> measure_copies(const CalibrationPlan& plan, int devices) {
@@ -133,6 +153,89 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
   return points;
 }
 
+// The cuda backend's per-transfer issue (execute/cuda/cuda_executor.cpp), as it issues a ring's
+// steps: kIssueTransfers reductions of kIssueBytes, the i-th on rank i mod `ranks`'s stream,
+// each waiting for the event of the one before; seconds per transfer of the host's issue loop
+// alone (the GPU runs behind it), the median of kRounds.
+constexpr int kIssueTransfers = 256;
+constexpr std::uint64_t kIssueBytes = 4096;
+
+struct RankStreams {
+  RankStreams(Rank ranks, int devices) {
+    for (Rank r = 0; r < std::max<Rank>(ranks, 2); ++r) {
+      streams.push_back(std::make_unique<Stream>(int(r % Rank(devices))));
+      buffers.push_back(std::make_unique<DeviceFloats>(int(r % Rank(devices)), kIssueBytes / sizeof(float)));
+    }
+  }
+  void synchronize() const {
+    for (const auto& s : streams) check_cuda(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+  }
+  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<std::unique_ptr<DeviceFloats>> buffers;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+SizeTime measure_host_issue(const RankStreams& ranks) {
+  const std::size_t count = ranks.streams.size();
+  std::vector<cudaEvent_t> events(kIssueTransfers);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    check_cuda(cudaSetDevice(ranks.buffers[i % count]->device), "cudaSetDevice");
+    check_cuda(cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming), "cudaEventCreate");
+  }
+  auto issue_all = [&] {
+    for (int i = 0; i < kIssueTransfers; ++i) {
+      const std::size_t r = std::size_t(i) % count, from = (r + count - 1) % count;
+      const DeviceFloats& to = *ranks.buffers[r];
+      check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
+      cudaStream_t stream = ranks.streams[r]->stream;
+      if (i > 0) check_cuda(cudaStreamWaitEvent(stream, events[i - 1], 0), "cudaStreamWaitEvent");
+      launch_reduce_sum(to.data, ranks.buffers[from]->data, kIssueBytes / sizeof(float), stream);
+      check_cuda(cudaEventRecord(events[i], stream), "cudaEventRecord");
+    }
+  };
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds + 1; ++r) {  // the first warms up
+    ranks.synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    issue_all();
+    const double took = seconds_since(start);
+    ranks.synchronize();
+    if (r > 0) rounds.push_back(took / kIssueTransfers);
+  }
+  for (cudaEvent_t e : events) cudaEventDestroy(e);
+  return {kIssueBytes, median_of(rounds), {}};
+}
+
+// After the last transfer is issued, the host synchronizes every rank's stream (the cuda
+// backend's end of an iteration): the time from the end of the issue to the return of the last
+// synchronization, less the transfer's own time on the GPU's clock. One reduction of
+// kIssueBytes on rank 0's stream, the median of many.
+SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks) {
+  const TimingEvents events;
+  const DeviceFloats& to = *ranks.buffers[0];
+  const DeviceFloats& from = *ranks.buffers[1];
+  cudaStream_t stream = ranks.streams[0]->stream;
+  const int reps = std::clamp(int(plan.seconds_per_point / 30e-6), 9, 500);
+  std::vector<double> waits;
+  for (int r = 0; r < reps + 1; ++r) {
+    ranks.synchronize();
+    check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
+    check_cuda(cudaEventRecord(events.start, stream), "cudaEventRecord");
+    launch_reduce_sum(to.data, from.data, kIssueBytes / sizeof(float), stream);
+    check_cuda(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+    const auto issued = std::chrono::steady_clock::now();
+    ranks.synchronize();
+    const double waited = seconds_since(issued);
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
+    if (r > 0) waits.push_back(std::max(0.0, waited - double(ms) * 1e-3));
+  }
+  return {kIssueBytes, median_of(waits), {}};
+}
+
 std::string versions() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -155,6 +258,9 @@ CalibrationSamples measure_cuda_calibration(const CalibrationPlan& plan, Rank ra
   s.ping_pong = measure_copies(plan, devices);
   s.concurrent = measure_concurrent(plan, ranks, devices);
   s.reduction = measure_reduction(plan);
+  const RankStreams rank_streams(ranks, devices);
+  s.host_issue = {measure_host_issue(rank_streams)};
+  s.host_sync = {measure_host_sync(plan, rank_streams)};
   s.on_cpu_fraction = clock.fraction();
   s.library = versions();
   s.device = properties.name;

@@ -380,6 +380,35 @@ TEST_CASE("a calibration field that is not {reliable, reasons} is refused") {
                     Catch::Contains("'calibration.reasons' must be a list"));
 }
 
+TEST_CASE("a GPU calibration's host issue and sync become the YAML's host_issue, merged over launches, and load") {
+  std::vector<CalibrationSamples> launches;
+  for (double issue_us : {5.3, 5.1, 5.6}) {
+    CalibrationSamples s = synthetic_samples(2e-6, 1.4e12, 3e-13);
+    s.device = "NVIDIA H100 80GB HBM3";
+    s.host_issue = {{4096, issue_us * 1e-6, {}}};
+    s.host_sync = {{4096, (issue_us - 3) * 1e-6, {}}};
+    launches.push_back(s);
+  }
+  const CalibrationSamples merged = merge_repeats(launches);
+  REQUIRE(merged.host_issue.size() == 1);
+  CHECK(merged.host_issue[0].seconds == Approx(5.3e-6));  // the median of the launches
+  CHECK(merged.host_issue[0].repeats.size() == 3);
+  const CalibrationSamples back = calibration_samples_from_json(to_json(merged));
+  CHECK(back.host_issue[0].repeats == merged.host_issue[0].repeats);
+  CHECK(back.host_sync[0].seconds == merged.host_sync[0].seconds);
+
+  const std::string yaml = calibrated_config_yaml(fit_calibration(merged), "gpu", 8);
+  CHECK_THAT(yaml, Catch::Contains("host_issue:") && Catch::Contains("per transfer: chained 4K reductions"));
+  const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
+  CHECK(cluster.host_issue.per_transfer_s == Approx(5.3e-6).epsilon(1e-5));
+  CHECK(cluster.host_issue.sync_s == Approx(2.3e-6).epsilon(1e-5));
+
+  // mpi (and samples from before the host was measured): no host_issue, nothing issued
+  const std::string mpi_yaml = calibrated_config_yaml(fit_calibration(synthetic_samples(1e-6, 5e9, 1e-10)), "shm", 4);
+  CHECK_THAT(mpi_yaml, !Catch::Contains("host_issue"));
+  CHECK(parse_cluster_config(mpi_yaml, "calibrated").host_issue.per_transfer_s == 0);
+}
+
 TEST_CASE("calibration samples survive the worker's JSON") {
   const CalibrationSamples s = synthetic_samples(1e-6, 1e9, 1e-10);
   const CalibrationSamples back = calibration_samples_from_json(to_json(s));

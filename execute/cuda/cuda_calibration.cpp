@@ -88,17 +88,24 @@ struct TimingEvents {
   cudaEvent_t start = nullptr, stop = nullptr;
 };
 
-// One operation's time on the GPU's clock (events around it, each repetition alone): what the
-// operation itself takes once the GPU runs it. The host's time to issue it is measured apart
-// (measure_host_issue): back to back on the host's clock, small copies would time the host's
-// issue rate (about 5 us on an H100's host), not the copy. The median of the repetitions,
-// about plan.seconds_per_point of them in all.
+// One operation's time on the GPU's clock, the GPU's work alone: the stream is held busy
+// (launch_hold) while the host queues the start event, the operation and the stop event, so
+// that they run back to back once the hold ends; on an idle stream the start event would fire
+// at once and the time would include the host's issue of the operation (about 5 us on an
+// H100's host: a 4-byte copy would seem to take 7 us). The host's issue is measured apart
+// (measure_host_issue). The median of the repetitions, about plan.seconds_per_point of them.
+constexpr double kHold_s = 50e-6;  // longer than the host's issue of the three calls behind it
+
 double timed_point(const CalibrationPlan& plan, const std::function<void()>& enqueue, cudaStream_t stream) {
   const TimingEvents events;
-  const double estimate = events.time(enqueue, stream) + 20e-6;  // also warms up; each repetition waits
+  auto held = [&] {
+    launch_hold(kHold_s, stream);
+    return events.time(enqueue, stream);
+  };
+  const double estimate = held() + kHold_s + 20e-6;  // also warms up; each repetition waits
   const int reps = std::clamp(int(plan.seconds_per_point / estimate), 5, 500);
   std::vector<double> times;
-  for (int r = 0; r < reps; ++r) times.push_back(events.time(enqueue, stream));
+  for (int r = 0; r < reps; ++r) times.push_back(held());
   return median_of(times);
 }
 
@@ -211,10 +218,10 @@ SizeTime measure_host_issue(const RankStreams& ranks) {
 
 // After the last transfer is issued, the host synchronizes every rank's stream (the cuda
 // backend's end of an iteration): the time from the end of the issue to the return of the last
-// synchronization, less the transfer's own time on the GPU's clock. One reduction of
-// kIssueBytes on rank 0's stream, the median of many.
-SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks) {
-  const TimingEvents events;
+// synchronization, less `gpu_s`, the transfer's own time on the GPU (the reduction sweep's
+// first point, of the same size). One reduction of kIssueBytes on rank 0's stream, the median
+// of many.
+SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks, double gpu_s) {
   const DeviceFloats& to = *ranks.buffers[0];
   const DeviceFloats& from = *ranks.buffers[1];
   cudaStream_t stream = ranks.streams[0]->stream;
@@ -223,15 +230,10 @@ SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks
   for (int r = 0; r < reps + 1; ++r) {
     ranks.synchronize();
     check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
-    check_cuda(cudaEventRecord(events.start, stream), "cudaEventRecord");
     launch_reduce_sum(to.data, from.data, kIssueBytes / sizeof(float), stream);
-    check_cuda(cudaEventRecord(events.stop, stream), "cudaEventRecord");
     const auto issued = std::chrono::steady_clock::now();
     ranks.synchronize();
-    const double waited = seconds_since(issued);
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
-    if (r > 0) waits.push_back(std::max(0.0, waited - double(ms) * 1e-3));
+    if (r > 0) waits.push_back(std::max(0.0, seconds_since(issued) - gpu_s));
   }
   return {kIssueBytes, median_of(waits), {}};
 }
@@ -260,7 +262,7 @@ CalibrationSamples measure_cuda_calibration(const CalibrationPlan& plan, Rank ra
   s.reduction = measure_reduction(plan);
   const RankStreams rank_streams(ranks, devices);
   s.host_issue = {measure_host_issue(rank_streams)};
-  s.host_sync = {measure_host_sync(plan, rank_streams)};
+  s.host_sync = {measure_host_sync(plan, rank_streams, s.reduction.front().seconds)};  // its first point: 4 KiB
   s.on_cpu_fraction = clock.fraction();
   s.library = versions();
   s.device = properties.name;

@@ -1,4 +1,5 @@
-// execute/device/reduce_kernel.cu — dst += src on the GPU (see reduce_kernel.hpp). The only
+// execute/device/reduce_kernel.cu — dst += src on the GPU, and the fault-injection and hold
+// kernels (see reduce_kernel.hpp). The only
 // device code of the project, kept small so nvcc's compile time stays short.
 #include "execute/device/reduce_kernel.hpp"
 
@@ -39,6 +40,18 @@ __global__ void reduce_sum_kernel(float* __restrict__ dst, const float* __restri
 
 __global__ void add_one_kernel(float* at) { *at += 1.0f; }
 
+__device__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void hold_kernel(std::uint64_t nanoseconds) {
+  const std::uint64_t until = global_timer_ns() + nanoseconds;
+  while (global_timer_ns() < until) {
+  }
+}
+
 }  // namespace
 
 void launch_reduce_sum(float* dst, const float* src, std::uint64_t count, cudaStream_t stream) {
@@ -48,6 +61,11 @@ void launch_reduce_sum(float* dst, const float* src, std::uint64_t count, cudaSt
   const auto blocks = static_cast<unsigned>(std::min(kMaxBlocks, (work + kThreads - 1) / kThreads));
   reduce_sum_kernel<<<blocks, kThreads, 0, stream>>>(dst, src, count, vectorized);
   check_cuda(cudaGetLastError(), "the reduction kernel launch");
+}
+
+void launch_hold(double seconds, cudaStream_t stream) {
+  hold_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(seconds * 1e9));
+  check_cuda(cudaGetLastError(), "the hold kernel launch");
 }
 
 void launch_add_one(float* at, cudaStream_t stream) {

@@ -235,8 +235,10 @@ check_run_csv() {
 # Sized by the first H100 run (validate/results/gpu-h100-2026-11-27): there `run` at 4K..16M took
 # 3, 4 and 7 s at P = 2, 4, 8 and validate at 4K..1M 5 s at P = 8, while 256M runs and validate's
 # 16M-64M at P = 8 ran past 40-150 s (each iteration uploads and verifies every buffer on the host).
+# The second (validate/results/gpu-h100-2026-11-27b): run at 4K..16M in 7 sizes 3.6, 7.2 and 13.9 s
+# at P = 2, 4, 8, so validate takes the same 7 sizes.
 run_sizes=4K,64K,1M,16M
-validate_sizes=4K,64K,1M
+validate_sizes=4K,16K,64K,256K,1M,4M,16M
 
 step_machine() {
   {

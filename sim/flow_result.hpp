@@ -21,6 +21,11 @@ namespace collsim {
 struct FlowOptions {
   // The run's protocol (sim/protocol.hpp), applied by the cost rule to every link.
   Protocol protocol;
+  // The host's time to issue one transfer, in list order (RunCosts::issue_s): a transfer's
+  // start-up is counted from max(ready, issued) (sim/host_issue.hpp). Its ready time stays
+  // the dependencies' (the critical path hands over there), so a wait for the host is part of
+  // ready -> start, with alpha and latency.
+  double issue_s = 0;
   // Keep every transfer's times and every change of a link's utilization (for --trace).
   bool timeline = false;
   // Keep every transfer's record for the critical path (FlowResult::critical_path and

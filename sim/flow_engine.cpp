@@ -94,6 +94,7 @@ class FlowSimulation {
     links_.move_into(result_);
     for (Rank r = 0; r < first_reducer_; ++r) result_.rank_finish_s.push_back(ranks_[r].finish_s);
     result_.protocol = options_.protocol;
+    result_.issue_s = options_.issue_s;
     if (s_ && completed_ > 0 && log_.keeps_records())
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
     if (options_.timeline) log_.fill_timeline(result_.timeline);

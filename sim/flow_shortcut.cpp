@@ -183,6 +183,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
   records.reserve(s.size());
   result.rank_finish_s.assign(s.info().ranks, 0.0);
   result.protocol = options.protocol;
+  result.issue_s = options.issue_s;
   TransferId last = kNoTransfer;
   for (TransferId id = 0; id < s.size(); ++id) {
     if (options.progress && id > 0 && id % kProgressEvery == 0) options.progress(id, s.size());
@@ -260,6 +261,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
   result.protocol = options.protocol;
+  result.issue_s = options.issue_s;
   std::vector<TransferId> deps;
   for (TransferId id = 0; id < transfers; ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);

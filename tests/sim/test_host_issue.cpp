@@ -4,7 +4,8 @@
 // network for the analytic and flow engines (SimGrid: tests/sim/test_simgrid_engine.cpp); a
 // ring that the host cannot keep fed takes n x issue_s plus its last transfer; issue_s = 0
 // changes nothing; the flow engine's shortcut, its events and its streamed forms agree with it
-// on; explain's steps add up to the analytic time where the host or the steps bind.
+// on; --detail's critical path tells the waits for the host apart; explain's steps add up to
+// the analytic time where the host or the steps bind.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/engine_table.hpp"
 #include "sim/flow_engine.hpp"
+#include "sim/flow_report.hpp"
 #include "sim/flow_shortcut.hpp"
 #include "sim/step_costs.hpp"
 #include "tests/support/test_cluster.hpp"
@@ -173,4 +175,24 @@ TEST_CASE("explain's steps wait for the host's issue and add up to the analytic 
   const std::vector<StepCost> steps = step_costs(s, flat_costs(*network, 5e-6, 1e-11));
   CHECK(steps.front().issue_wait_s == Approx(8 * 5e-6).epsilon(1e-12));  // its 8 transfers issued
   CHECK(step_costs(s, flat_costs(*network, 0, 1e-11)).front().issue_wait_s == 0);
+}
+
+TEST_CASE("the critical path tells the waits for the host's issue apart, and its parts still sum to the run's time") {
+  const ClusterConfig c = test::test_cluster("  l: {bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}\n",
+                                             "{kind: torus, dims: [2, 4], link: l}", 8);
+  const Schedule s = generate_schedule("ring", request(8, 4096));
+  for (bool shortcut : {true, false}) {
+    INFO("shortcut " << shortcut);
+    const FlowResult host_bound = run_flow(s, *c.topology, 1e-10, {.issue_s = 5e-6, .shortcut = shortcut});
+    const CriticalBreakdown b = critical_breakdown(host_bound);
+    CHECK(b.issue_s + b.latency_s + b.drain_s + b.reduction_s == Approx(host_bound.time_s).epsilon(1e-12));
+    // The host issues the last transfer at 112 x 5 us; the path's transfers cost about 2 us
+    // each (14 of them): the rest of it is waiting for the host.
+    CHECK(b.issue_s > 0.9 * host_bound.time_s);
+    CHECK(b.latency_s > 0);
+    CHECK(flow_detail_text(s, *c.topology, host_bound).find("waiting for the host's issue") != std::string::npos);
+    const FlowResult no_issue = run_flow(s, *c.topology, 1e-10, {.shortcut = shortcut});
+    CHECK(critical_breakdown(no_issue).issue_s == 0);
+    CHECK(flow_detail_text(s, *c.topology, no_issue).find("host") == std::string::npos);
+  }
 }

@@ -37,7 +37,9 @@ struct AnalyticOptions {
 struct AnalyticResult {
   double time_s = 0;
   std::vector<double> rank_finish_s;       // last completion on each rank (as source or destination)
-  std::vector<TransferId> critical_path;   // first to last transfer of the chain that sets time_s
+  // First to last transfer of the chain that sets time_s; it begins where a transfer waited
+  // for nothing, or only for the host's issue of it (AnalyticOptions::issue_s).
+  std::vector<TransferId> critical_path;
 };
 
 // Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/pair_pricing.hpp"
 
 namespace collsim {
@@ -48,6 +49,11 @@ AnalyticResult run(const Schedule& s, LinkOf&& link, GammaOf&& gamma, const Tran
         start = std::max(start, done[d]);
         why = d;
       }
+    // Not before the host has issued it: then it waited for the host, not for a dependency.
+    if (const double issued = issued_at(options.issue_s, id); issued > start) {
+      start = issued;
+      why = kNoTransfer;
+    }
     double arrival = start;
     if (!t.is_local()) {
       // A switch reducer has a port per GPU: the one-port model binds ranks only.

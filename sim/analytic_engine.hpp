@@ -3,7 +3,8 @@
 //
 // Per transfer of b bytes from s to d (docs/semantics.md):
 //   ready   = the latest completion among its dependencies;
-//   start   = ready, and, in the one-port model (default), not before s's send port and d's
+//   start   = ready, not before the host has issued it (issue_s: sim/host_issue.hpp), and, in
+//             the one-port model (default), not before s's send port and d's
 //             receive port are free: each rank sends one message and receives one message at
 //             a time, ports granted in list order (the model of Thakur et al.'s formulas and
 //             of the lower bound);
@@ -30,12 +31,15 @@ namespace collsim {
 struct AnalyticOptions {
   bool one_port = true;
   Protocol protocol;  // the run's (sim/protocol.hpp); Simple: the links as their classes say
+  double issue_s = 0;  // the host's time to issue one transfer, in list order (RunCosts::issue_s)
 };
 
 struct AnalyticResult {
   double time_s = 0;
   std::vector<double> rank_finish_s;       // last completion on each rank (as source or destination)
-  std::vector<TransferId> critical_path;   // first to last transfer of the chain that sets time_s
+  // First to last transfer of the chain that sets time_s; it begins where a transfer waited
+  // for nothing, or only for the host's issue of it (AnalyticOptions::issue_s).
+  std::vector<TransferId> critical_path;
 };
 
 // Flat model: cost.link(s, d) per message, cost.gamma_s_per_byte per reduced byte.

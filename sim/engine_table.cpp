@@ -14,13 +14,14 @@ namespace collsim {
 namespace {
 
 double run_analytic_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult&) {
-  const AnalyticOptions options{.one_port = run.one_port, .protocol = costs.protocol};
+  const AnalyticOptions options{.one_port = run.one_port, .protocol = costs.protocol, .issue_s = costs.issue_s};
   return run_analytic(schedule, *costs.topology, costs.gamma_s_per_byte, options).time_s;
 }
 
 double run_flow_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult& flow) {
   FlowOptions options = run.flow;
   options.protocol = costs.protocol;
+  options.issue_s = costs.issue_s;
   flow = run_flow(schedule, *costs.topology, costs.gamma_s_per_byte, options);
   return flow.time_s;
 }
@@ -29,6 +30,7 @@ double run_flow_engine_streamed(const TransferStream& stream, const RunCosts& co
                                 FlowResult& flow) {
   FlowOptions options = run.flow;  // its progress and fallbacks in words, on the stream's line
   options.protocol = costs.protocol;
+  options.issue_s = costs.issue_s;
   options.progress = {};
   if (run.stream_progress) {
     options.progress = [&run](std::uint64_t done, std::uint64_t total) {
@@ -42,7 +44,7 @@ double run_flow_engine_streamed(const TransferStream& stream, const RunCosts& co
 
 #ifdef COLLSIM_HAVE_SIMGRID
 double run_simgrid_engine(const Schedule& schedule, const RunCosts& costs, const EngineRun& run, FlowResult&) {
-  const SimgridOptions options{.protocol = costs.protocol, .verbose = run.verbose};
+  const SimgridOptions options{.protocol = costs.protocol, .issue_s = costs.issue_s, .verbose = run.verbose};
   return run_simgrid(schedule, *costs.topology, costs.gamma_s_per_byte, options).time_s;
 }
 #endif

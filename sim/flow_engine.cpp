@@ -28,6 +28,7 @@
 #include "sim/flow_queue.hpp"
 #include "sim/flow_record.hpp"
 #include "sim/flow_shortcut.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/max_min.hpp"
 
 namespace collsim {
@@ -93,6 +94,7 @@ class FlowSimulation {
     links_.move_into(result_);
     for (Rank r = 0; r < first_reducer_; ++r) result_.rank_finish_s.push_back(ranks_[r].finish_s);
     result_.protocol = options_.protocol;
+    result_.issue_s = options_.issue_s;
     if (s_ && completed_ > 0 && log_.keeps_records())
       trace_critical_path(*s_, t_, last_, [this](TransferId id) { return log_.record(id); }, result_);
     if (options_.timeline) log_.fill_timeline(result_.timeline);
@@ -177,13 +179,15 @@ class FlowSimulation {
     resolve(now_);
   }
 
-  // All dependencies are done: route the transfer and wait out its alpha and latency.
+  // All dependencies are done: route the transfer and wait out the host's issue of it, then
+  // its alpha and latency (a stream hands out the held schedule's ids: its issue is the same).
   void become_ready(TransferId id, double ready) { become_ready(id, ready, facts(id)); }
   void become_ready(TransferId id, double ready, const TransferFacts& x) {
     log_.ready(id, ready);
+    const double issued = std::max(ready, issued_at(options_.issue_s, id));
     if (x.is_local()) {  // a reduction of staged data: no bytes to move
-      log_.started(id, ready);
-      return push(ready, EventKind::local_ready, id);
+      log_.started(id, issued);
+      return push(issued, EventKind::local_ready, id);
     }
     const std::uint32_t channel = channels_.channel_of(x.src, x.dst, id);
     for (std::uint32_t c : channels_.just_shared()) {  // a stream met a new pair
@@ -192,10 +196,10 @@ class FlowSimulation {
     }
     if (channels_.exclusive(channel)) {
       const double startup = channels_.cost(channel, x).startup_s;
-      return push(ready + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
+      return push(issued + startup, EventKind::flow_start, id, channel | kOnExclusiveChannel, waiting_.put(x));
     }
     const FlowChannels::Opened flow = channels_.open(id, x);
-    push(ready + flow.startup_s, EventKind::flow_start, id, flow.slot, channel);
+    push(issued + flow.startup_s, EventKind::flow_start, id, flow.slot, channel);
   }
 
   // The partial shortcut: on an exclusive channel the bytes drain alone, in order on the pair's

@@ -3,7 +3,8 @@
 //
 // Per transfer of b bytes from rank s to rank d (docs/semantics.md, "The flow engine"):
 //   ready    = when its last dependency is done;
-//   start    = ready + alpha (the route's largest class alpha) + the route's summed latency,
+//   issued   = max(ready, when the host has issued it: (id + 1) x issue_s, sim/host_issue.hpp);
+//   start    = issued + alpha (the route's largest class alpha) + the route's summed latency,
 //              the start-up of sim/cost_rule.hpp; until then it holds no bandwidth (SimGrid
 //              CM02: latency first, then bytes);
 //   draining = from start its bytes drain at its max-min fair share of every link on its

@@ -15,6 +15,7 @@ namespace collsim {
 
 // The critical path's time split by what it was doing; the parts sum to the run's time.
 struct CriticalBreakdown {
+  double issue_s = 0;      // waits for the host to issue a transfer after it was ready (FlowResult::issue_s)
   double latency_s = 0;    // alpha + route latency (and waits behind a pair's earlier drain)
   double drain_s = 0;      // bytes draining
   double ideal_drain_s = 0;  // what draining would take at the routes' bottleneck bandwidth

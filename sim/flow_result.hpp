@@ -21,6 +21,11 @@ namespace collsim {
 struct FlowOptions {
   // The run's protocol (sim/protocol.hpp), applied by the cost rule to every link.
   Protocol protocol;
+  // The host's time to issue one transfer, in list order (RunCosts::issue_s): a transfer's
+  // start-up is counted from max(ready, issued) (sim/host_issue.hpp). Its ready time stays
+  // the dependencies' (the critical path hands over there): a wait for the host lies between
+  // ready and start, before alpha and latency (sim/flow_report.hpp counts it apart).
+  double issue_s = 0;
   // Keep every transfer's times and every change of a link's utilization (for --trace).
   bool timeline = false;
   // Keep every transfer's record for the critical path (FlowResult::critical_path and
@@ -81,6 +86,7 @@ struct UtilizationChange {
 struct FlowResult {
   double time_s = 0;
   Protocol protocol;  // the run's: what its links offered (FlowOptions::protocol)
+  double issue_s = 0;  // the run's host issue of each transfer (FlowOptions::issue_s)
   std::vector<double> rank_finish_s;   // last completion on each rank (as source or destination)
   std::vector<LinkUsage> links;        // per directed link of the network
   // The chain of transfers that set time_s, first to last: each waited for the one before

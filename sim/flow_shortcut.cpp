@@ -11,6 +11,7 @@
 #include "sim/flow_queue.hpp"
 #include "sim/flow_record.hpp"
 #include "sim/flow_rules.hpp"
+#include "sim/host_issue.hpp"
 
 namespace collsim {
 namespace {
@@ -94,14 +95,17 @@ struct Timing {
 
 class ListTimer {
  public:
-  ListTimer(const Topology& t, Rank ranks, std::uint32_t segments, const Protocol& protocol, double gamma)
-      : pairs_(t, segments, protocol), t_(t), gamma_(gamma), segments_(segments), reducers_(ranks) {}
+  // `options`: the run's protocol and the host's issue of each transfer.
+  ListTimer(const Topology& t, Rank ranks, std::uint32_t segments, const FlowOptions& options, double gamma)
+      : pairs_(t, segments, options.protocol), t_(t), gamma_(gamma), issue_s_(options.issue_s), segments_(segments),
+        reducers_(ranks) {}
 
-  // Drains on its pair's channel, then reduces (sim/flow_rules.hpp). False when the list
-  // order could differ from the event simulation's order.
+  // Issued (sim/host_issue.hpp), drains on its pair's channel, then reduces (sim/flow_rules.hpp).
+  // False when the list order could differ from the event simulation's order.
   bool time(TransferId id, Rank src, Rank dst, std::uint64_t bytes, Op op, PricedAs priced, Timing& t) {
-    t.times.start_s = t.times.arrival_s = t.times.ready_s;
-    if (src != dst && !drain(id, src, dst, bytes, priced.exchange_half, t)) return false;
+    const double issued = std::max(t.times.ready_s, issued_at(issue_s_, id));
+    t.times.start_s = t.times.arrival_s = issued;
+    if (src != dst && !drain(id, src, dst, bytes, priced.exchange_half, issued, t)) return false;
     t.times.done_s = t.times.arrival_s;
     if (op != Op::reduce) return true;
     // Every arrival is timed ahead of the events here, so only a strictly later one is sure.
@@ -129,13 +133,13 @@ class ListTimer {
     return false;
   }
 
-  // After alpha and latency, and after the pair's previous transfer has drained.
-  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, bool exchange_half, Timing& t) {
+  // Alpha and latency from `issued` on, then after the pair's previous transfer has drained.
+  bool drain(TransferId id, Rank src, Rank dst, std::uint64_t bytes, bool exchange_half, double issued, Timing& t) {
     last_pair_ = pairs_.find_or_route(src, dst, id);
     if (last_pair_ == kNoPair) return decline("two rank pairs' routes share a link");
     PairRoute& p = pairs_[last_pair_];
     const RouteCost& cost = pairs_.cost(p, bytes, exchange_half);
-    const double startup_over_s = t.times.ready_s + cost.startup_s;
+    const double startup_over_s = issued + cost.startup_s;
     // The events queue a pair's transfers in the order their start-ups end, equal ends in
     // order of id (sim/flow_queue.hpp), which is list order: so list order is theirs unless
     // a later transfer's start-up ends strictly earlier. (C channels on one pair, a ring's
@@ -156,6 +160,7 @@ class ListTimer {
   PairTable pairs_;
   const Topology& t_;
   double gamma_;
+  double issue_s_;
   std::uint32_t segments_;  // a slice's reduction paces as its transfer's (reduction_gamma)
   std::vector<flow::RankReducer> reducers_;  // per rank
   std::uint32_t last_pair_ = kNoPair;
@@ -170,7 +175,7 @@ void finish_rank(FlowResult& result, Rank src, Rank dst, const TransferTimes& t)
 // A held schedule: every transfer's record is kept, for the critical path and the timeline.
 bool time_schedule(const Schedule& s, const Topology& topology, double gamma, const FlowOptions& options,
                    FlowResult& result) {
-  ListTimer timer(topology, s.info().ranks, s.info().segments, options.protocol, gamma);
+  ListTimer timer(topology, s.info().ranks, s.info().segments, options, gamma);
   const TransferContext context = context_for(s, topology);
   // Reserved (address space only) and filled as ids come: a schedule declined early (a
   // shared link met in its first step) costs little, not a zeroed record per transfer.
@@ -178,6 +183,7 @@ bool time_schedule(const Schedule& s, const Topology& topology, double gamma, co
   records.reserve(s.size());
   result.rank_finish_s.assign(s.info().ranks, 0.0);
   result.protocol = options.protocol;
+  result.issue_s = options.issue_s;
   TransferId last = kNoTransfer;
   for (TransferId id = 0; id < s.size(); ++id) {
     if (options.progress && id > 0 && id % kProgressEvery == 0) options.progress(id, s.size());
@@ -242,7 +248,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
     throw Error(fmt::format("the schedule has {} ranks but the topology places {}", ranks, topology.ranks()));
   if (topology.routing != RoutingMode::minimal && topology.routing != RoutingMode::shortest_path)
     throw Error("a streamed schedule needs routes fixed per rank pair (minimal or shortest-path routing)");
-  ListTimer timer(topology, ranks, stream.info().segments, options.protocol, gamma_s_per_byte);
+  ListTimer timer(topology, ranks, stream.info().segments, options, gamma_s_per_byte);
   // Done times at id % window, as far back as a deciding dependency reaches (one that is not
   // deciding is done before one that is, so it never sets a ready time: a ring's allgather
   // waits on the reduce-scatter P^2 S transfers back, a window of 2 GB at 16,384 ranks, where
@@ -255,6 +261,7 @@ std::optional<FlowResult> run_stream_without_sharing(const TransferStream& strea
   FlowResult result;
   result.rank_finish_s.assign(ranks, 0.0);
   result.protocol = options.protocol;
+  result.issue_s = options.issue_s;
   std::vector<TransferId> deps;
   for (TransferId id = 0; id < transfers; ++id) {
     const StreamedTransfer x = stream.deciding_transfer(id, deps);

@@ -7,7 +7,8 @@
 // transfer then drains at its route's bottleneck bandwidth from start to end, and the flow
 // engine's times follow in list order:
 //   ready   = the latest done of its dependencies;
-//   start   = ready + alpha + latency, or later behind its pair's previous transfer;
+//   start   = max(ready, issued) + alpha + latency (issued: the host's issue of it,
+//             sim/host_issue.hpp), or later behind its pair's previous transfer;
 //   arrival = start + bytes / bottleneck;
 //   done    = arrival, or after its reduction on the destination's reducer
 // (the pair's in-order channel and the rank's reducer: sim/flow_rules.hpp). The engine

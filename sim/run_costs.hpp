@@ -13,6 +13,7 @@
 
 #include "collectives/cost_model.hpp"
 #include "sim/flow_result.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/protocol.hpp"
 #include "topologies/topology.hpp"
 
@@ -29,6 +30,14 @@ struct RunCosts {
   // The runtime's fixed cost of the collective (sim/runtime.hpp): paid once, before its first
   // transfer; the engines time the schedule and the prediction adds it.
   double fixed_s = 0;
+  // The host's issue of the schedule: one host thread issues the transfers in list order, each
+  // taking issue_s of its time, so transfer `id` is issued at (id + 1) x issue_s and cannot
+  // start (its alpha, latency or start-up counted from then) before that, even when its
+  // dependencies are done earlier (sim/host_issue.hpp). Every engine honours it alike.
+  // 0: no issue cost (every cluster today).
+  double issue_s = 0;
+
+  double issued_s(TransferId id) const { return issued_at(issue_s, id); }
 };
 
 struct EngineRun {

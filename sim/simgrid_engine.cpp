@@ -63,7 +63,7 @@ SimgridResult run_simgrid(const Schedule& schedule, const Topology& topology, do
                           const SimgridOptions& options) {
   check_inputs(schedule, topology);
   const ChildOutcome child = run_in_child(
-      [&](int fd) { send_outcome(fd, simgrid_engine::simulate(schedule, topology, gamma_s_per_byte, options.protocol, options.verbose)); },
+      [&](int fd) { send_outcome(fd, simgrid_engine::simulate(schedule, topology, gamma_s_per_byte, options)); },
       !options.verbose);
   if (!child.succeeded()) throw Error("simgrid: simulation failed: " + child.failure());
   const Outcome outcome = receive_outcome(child.output, schedule.info().ranks);

@@ -26,6 +26,7 @@ namespace collsim {
 
 struct SimgridOptions {
   Protocol protocol;  // the run's (sim/protocol.hpp), applied by the cost rule to the platform's links
+  double issue_s = 0;  // the host's time to issue one transfer, in list order (RunCosts::issue_s)
   bool verbose = false;  // let SimGrid log to stderr (otherwise its log is kept for error messages)
 };
 

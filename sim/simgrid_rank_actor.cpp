@@ -91,14 +91,13 @@ class RankActor {
     in.comm = in.left > 0 ? run_.channel(plan_.in[slot]).mailbox->get_async<void>(&in.payload) : nullptr;
   }
 
-  // Network transfers wait out their delay; local ones are reductions, taken this instant.
+  // Every transfer waits for the host to issue it; then network transfers wait out their
+  // delay, and local ones, reductions, are taken that instant (this one, or a timer's).
   void became_ready(TransferId id, double now) {
-    const std::uint32_t c = run_.channel_of(id);
-    if (c == kLocal) {
-      ready_locals_.push_back(id);
-    } else {
-      timers_.push({now + run_.startup_s(id), id});
-    }
+    const double issued = std::max(now, run_.issued_s(id));
+    if (run_.channel_of(id) != kLocal) return timers_.push({issued + run_.startup_s(id), id});
+    if (issued > now) return timers_.push({issued, id});
+    ready_locals_.push_back(id);
   }
 
   // Channels freed this instant pass on to their queued transfers first (they were due
@@ -113,6 +112,10 @@ class RankActor {
     while (!timers_.empty() && timers_.top().due_s <= now + due_slack(now)) {
       const TransferId id = timers_.top().id;
       timers_.pop();
+      if (run_.channel_of(id) == kLocal) {  // issued now: reduced with this instant's locals
+        ready_locals_.push_back(id);
+        continue;
+      }
       Outgoing& o = out_[run_.channel(run_.channel_of(id)).out_slot];
       if (o.comm) {
         o.queued.push_back(id);

@@ -4,8 +4,10 @@
 //   ready:   all dependencies done. The rank that sees a dependency complete hands each
 //            dependent on: to itself, or, when the dependent is another rank's to send, into that
 //            rank's inbox, ringing its doorbell (a 0-byte message: it arrives within the instant);
-//   delay:   alpha + route latency (the cost rule's start-up), a timer: the timeout of the
-//            actor's wait_any;
+//   issued:  not before the host has issued it ((id + 1) x issue_s, sim/host_issue.hpp): a
+//            local transfer is held until then by a timer;
+//   delay:   from then, alpha + route latency (the cost rule's start-up), a timer: the timeout
+//            of the actor's wait_any;
 //   channel: one mailbox per (src, dst) pair with at most one message in flight: a transfer
 //            whose delay is over while the previous one of its pair still drains waits for it;
 //   drain:   put_async on the pair's mailbox, whose receiver always has a get posted (and is its

@@ -15,6 +15,7 @@
 
 #include "collectives/schedule.hpp"
 #include "sim/cost_rule.hpp"
+#include "sim/host_issue.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::simgrid_engine {
@@ -39,8 +40,9 @@ struct RankPlan {
 
 class Run {
  public:
-  Run(const Schedule& schedule, const Topology& topology, double gamma, const Protocol& protocol)
+  Run(const Schedule& schedule, const Topology& topology, double gamma, const Protocol& protocol, double issue_s)
       : schedule_(schedule), topology_(topology), network_(topology.network), protocol_(protocol), gamma_(gamma),
+        issue_s_(issue_s),
         channel_of_(schedule.size(), kLocal),
         waiting_(schedule.size()), arrival_s_(schedule.size(), 0.0), done_s_(schedule.size(), 0.0),
         ranks_(schedule.info().endpoints()), inbox_(schedule.info().endpoints()),
@@ -55,6 +57,8 @@ class Run {
   const RankPlan& plan(Rank r) const { return ranks_[r]; }
   Channel& channel(std::uint32_t c) { return channels_[c]; }
   std::uint32_t channel_of(TransferId id) const { return channel_of_[id]; }
+  // When the host has issued `id` (sim/host_issue.hpp): it starts no earlier.
+  double issued_s(TransferId id) const { return issued_at(issue_s_, id); }
   // The delay of a network transfer before its bytes move: alpha and its route's latency.
   double startup_s(TransferId id) {
     Channel& c = channels_[channel_of_[id]];
@@ -157,6 +161,7 @@ class Run {
   Protocol protocol_;
   TransferContext context_;  // what the cost rule prices apart
   double gamma_;
+  double issue_s_;  // the host's time to issue one transfer, in list order
   std::vector<Channel> channels_;
   std::vector<LinkId> route_pool_;         // the channels' routes
   std::vector<std::uint32_t> channel_of_;  // per transfer

@@ -27,10 +27,11 @@ std::vector<std::string> engine_arguments(bool verbose) {
 
 }  // namespace
 
-Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, const Protocol& protocol,
-                 bool verbose) {
-  Run run(schedule, topology, gamma_s_per_byte, protocol);
-  std::vector<std::string> args = engine_arguments(verbose);
+Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
+                 const SimgridOptions& options) {
+  const Protocol& protocol = options.protocol;
+  Run run(schedule, topology, gamma_s_per_byte, protocol, options.issue_s);
+  std::vector<std::string> args = engine_arguments(options.verbose);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
-#include "sim/protocol.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "topologies/topology.hpp"
 
 namespace collsim::simgrid_engine {
@@ -19,7 +19,7 @@ struct Outcome {
 };
 
 // Creates the s4u::Engine, so it can run once per process: call it in a child of its own.
-Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte, const Protocol& protocol,
-                 bool verbose);
+Outcome simulate(const Schedule& schedule, const Topology& topology, double gamma_s_per_byte,
+                 const SimgridOptions& options);
 
 }  // namespace collsim::simgrid_engine

@@ -5,7 +5,8 @@
 // the runtime's rate caps included; a reduction at its rank's pace). Where a schedule's steps
 // follow one another, each waiting for the one before (a ring in one channel, one segment), the
 // runtime's fixed cost plus the steps is the analytic engine's time; where a rank's messages
-// queue at its port or steps overlap (channels, pipelined slices, trees), it is not.
+// queue at its port or steps overlap (channels, pipelined slices, trees), it is not. With the
+// host's issue (RunCosts::issue_s), a step starts no earlier than its last transfer's issue.
 // Touches nothing but its arguments.
 #pragma once
 
@@ -28,8 +29,11 @@ struct StepCost {
   double rate_Bps = 0;   // what its bytes drain at alone (infinite: nothing limits them; 0: no message)
   double drain_s = 0;    // bytes / rate_Bps
   double reduce_s = 0;   // its reduction on the receiver (0: a copy, or a switch's reduction)
+  // Its wait for the host to issue its last transfer, beyond the end of the steps before it
+  // (RunCosts::issue_s; 0 without an issue cost).
+  double issue_wait_s = 0;
 
-  double time_s() const { return startup_s + drain_s + reduce_s; }
+  double time_s() const { return issue_wait_s + startup_s + drain_s + reduce_s; }
 };
 
 // Indexed by step number (Transfer::step), every step up to the last.

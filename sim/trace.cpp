@@ -2,6 +2,7 @@
 #include "sim/trace.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "base/error.hpp"
 #include "base/units.hpp"
 #include "sim/cost_rule.hpp"
+#include "sim/host_issue.hpp"
 
 namespace collsim {
 namespace {
@@ -78,8 +80,10 @@ void add_runtime_slices(const TraceRuntime& runtime, std::vector<Slice>& slices)
 
 // A transfer's slices: its send on the sender's track, its receive on the receiver's, an arrow
 // between them, its reduction on the receiver's; `step`: the runtime's flag wait per transport.
+// `issued`: where the run has a host issue cost (FlowResult::issue_s), when the host issued it;
+// its send begins then if that is after its ready time (the rank waits for the host before).
 void add_transfer_slices(const Schedule& s, const Topology& topology, TransferId id, const TransferTimes& t,
-                         double gamma, const StepLatency& step, std::size_t flow_id,
+                         std::optional<double> issued, double gamma, const StepLatency& step, std::size_t flow_id,
                          std::vector<std::vector<Slice>>& per_rank) {
   const Transfer x = s.transfer(id);
   const std::uint64_t bytes = s.transfer_bytes(id);
@@ -91,16 +95,18 @@ void add_transfer_slices(const Schedule& s, const Topology& topology, TransferId
                                  ? fmt::format(R"(, "sync_us": {:.6f}, "transport": "{}")", micros(step.at(transport)),
                                                to_string(transport))
                                  : "";
+    const std::string issued_arg = issued ? fmt::format(R"(, "issued_us": {:.6f})", micros(*issued)) : "";
     const std::string args = fmt::format(
-        R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}, "drain_us": {:.6f}{}}})",
-        id, x.step, bytes, micros(t.ready_s), micros(t.start_s), micros(t.arrival_s), micros(t.done_s),
+        R"("args": {{"transfer": {}, "step": {}, "bytes": {}, "ready_us": {:.6f}{}, "drain_start_us": {:.6f}, "arrival_us": {:.6f}, "done_us": {:.6f}, "drain_us": {:.6f}{}}})",
+        id, x.step, bytes, micros(t.ready_s), issued_arg, micros(t.start_s), micros(t.arrival_s), micros(t.done_s),
         micros(t.arrival_s - t.start_s), sync);
     const std::string name = quoted(fmt::format("{} {} -> {}", to_string(x.op), x.src, x.dst));
-    per_rank[x.src].push_back({t.ready_s, t.arrival_s,
+    const double begin = std::max(t.ready_s, issued.value_or(t.ready_s));
+    per_rank[x.src].push_back({begin, t.arrival_s,
                                fmt::format(R"("ph": "X", "cat": "transfer", "name": {}, "ts": {:.6f}, "dur": {:.6f}, {})",
-                                           name, micros(t.ready_s), micros(t.arrival_s - t.ready_s), args),
+                                           name, micros(begin), micros(t.arrival_s - begin), args),
                                fmt::format(R"("ph": "s", "cat": "message", "name": {}, "id": {}, "ts": {:.6f})", name,
-                                           flow_id, micros(t.ready_s))});
+                                           flow_id, micros(begin))});
     // The receiver's side: its bytes arriving, from the drain's start to the arrival, with
     // the arrow's head (Perfetto and chrome://tracing draw an arrow from sender to receiver).
     per_rank[x.dst].push_back({t.start_s, t.arrival_s,
@@ -168,9 +174,12 @@ void ChromeTrace::add_rank_tracks(int pid, const Schedule& s, const Topology& to
   std::vector<std::vector<Slice>> per_rank(ranks);
   for (Rank r = 0; r < ranks; ++r)
     if (!s.info().is_reducer(r)) add_runtime_slices(runtime, per_rank[r]);
-  for (TransferId id = 0; id < s.size(); ++id)
-    add_transfer_slices(s, topology, id, shifted(result.timeline[id], runtime.fixed_s), gamma, runtime.step,
+  for (TransferId id = 0; id < s.size(); ++id) {
+    std::optional<double> issued;  // after the runtime's fixed cost, as the schedule's times
+    if (result.issue_s > 0) issued = issued_at(result.issue_s, id) + runtime.fixed_s;
+    add_transfer_slices(s, topology, id, shifted(result.timeline[id], runtime.fixed_s), issued, gamma, runtime.step,
                         flows_ + id, per_rank);
+  }
   // Lane k of rank r is thread r + k * ranks, sorted right after rank r's first lane.
   for (Rank r = 0; r < ranks; ++r) {
     std::vector<Slice>& slices = per_rank[r];

@@ -7,7 +7,8 @@
 //     schedule's times following them, so the last slice ends at the predicted time;
 //     a slice per transfer it sends, from ready to arrival (alpha or the runtime's flag wait,
 //     latency and drain; args give the times, and with a runtime "sync_us", the flag wait
-//     its transport pays), a slice per transfer it receives, from the drain's start to the
+//     its transport pays; where the run has a host issue cost, RunCosts::issue_s, from when
+//     the host issued it if that is later, "issued_us" in its args), a slice per transfer it receives, from the drain's start to the
 //     arrival, with a flow event (an arrow) from the send to the receive, and a slice per
 //     reduction it runs;
 //     transfers of one rank that overlap go on extra lanes ("rank 3 #2");

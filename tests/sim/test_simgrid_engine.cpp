@@ -94,12 +94,14 @@ bool runs_on(const AlgorithmEntry& algorithm, Rank ranks, const ClusterConfig& c
   return g > 0 && ranks % g == 0 && ranks > g;
 }
 
-// The SimGrid run against the flow engine's, with and without its no-sharing shortcut.
-void require_engines_agree(const Schedule& s, const ClusterConfig& c, double gamma = kGamma) {
-  const SimgridResult sg = run_simgrid(s, *c.topology, gamma);
+// The SimGrid run against the flow engine's, with and without its no-sharing shortcut;
+// `issue_s`: the host's time to issue each transfer (sim/host_issue.hpp).
+void require_engines_agree(const Schedule& s, const ClusterConfig& c, double gamma = kGamma, double issue_s = 0) {
+  const SimgridResult sg = run_simgrid(s, *c.topology, gamma, {.issue_s = issue_s});
   FlowOptions events_only;
+  events_only.issue_s = issue_s;
   events_only.shortcut = false;
-  for (const FlowOptions& options : {FlowOptions{}, events_only}) {
+  for (const FlowOptions& options : {FlowOptions{.issue_s = issue_s}, events_only}) {
     const FlowResult flow = run_flow(s, *c.topology, gamma, options);
     INFO("shortcut " << options.shortcut << ", " << s.size() << " transfers");
     REQUIRE(sg.time_s == Approx(flow.time_s).epsilon(1e-6));
@@ -227,6 +229,49 @@ TEST_CASE("SimGrid equals the flow engine when reductions cost nothing") {
     INFO(algorithm.name);
     require_engines_agree(schedule_for(std::string(algorithm.name), Collective::allreduce, 16, 1000003, c), c, 0.0);
   }
+}
+
+// Issue costs around a transfer's own (at 1000003 bytes on 16 ranks: chunks of 62.5 KB, about
+// 30 us at 2 GB/s; a tree's whole buffer, 500 us), so transfers wait for the host, for their
+// dependencies, or for the one ahead on their pair.
+TEST_CASE("SimGrid equals the flow engine with the host's issue of every transfer") {
+  for (const char* name : {"2:1 fat-tree", "4 nodes of 4 GPUs"}) {
+    const ClusterConfig c = cluster(fabric(name).yaml, 16);
+    for (const AlgorithmEntry& algorithm : algorithm_table()) {
+      if (!algorithm.supports(Collective::allreduce) || !runs_on(algorithm, 16, c)) continue;
+      for (double issue_s : {3e-6, 3e-5}) {
+        INFO(name << ": " << algorithm.name << ", issue " << issue_s << " s");
+        require_engines_agree(schedule_for(std::string(algorithm.name), Collective::allreduce, 16, 1000003, c), c,
+                              kGamma, issue_s);
+      }
+    }
+  }
+}
+
+// By hand (tests/sim/test_host_issue.cpp, for analytic and flow): on 2 ranks 0 -> 1 and 1 -> 0,
+// then 0 -> 1 again after the first; 5 us a transfer: the last one is issued at 15 us, after its
+// dependency is done, and ends a message later. A local reduction waits for its issue too.
+TEST_CASE("SimGrid starts a transfer no earlier than the host has issued it") {
+  const ClusterConfig c = cluster("topology: {kind: star, endpoints: 2, link: a}\n", 2);
+  const std::uint64_t bytes = 10000;
+  ScheduleInfo info;
+  info.ranks = 2;
+  info.bytes = bytes;
+  Schedule s(info);
+  const ChunkId all = s.add_chunk({0, bytes});
+  const TransferId after_first[] = {0};
+  s.append(0, all, 1, all, Op::copy, 0, {});
+  s.append(1, all, 0, all, Op::copy, 0, {});
+  s.append(0, all, 1, all, Op::copy, 1, after_first);
+  const double message_s = 1e-6 + 2 * 3e-7 + double(bytes) / 2e9;  // class a: alpha, two hops, 2 GB/s
+  CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 5e-6}).time_s == Approx(3 * 5e-6 + message_s).epsilon(1e-9));
+  CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 1e-7}).time_s == Approx(1e-7 + 2 * message_s).epsilon(1e-9));
+  // 8 us a transfer: 1 -> 0 arrives at 16 us + a message; rank 0 reduces it at 32 us, last.
+  const TransferId after_second[] = {1};
+  s.append(0, all, 0, all, Op::reduce, 1, after_second);
+  CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 8e-6}).time_s ==
+        Approx(4 * 8e-6 + double(bytes) * kGamma).epsilon(1e-9));
+  require_engines_agree(s, c, kGamma, 8e-6);
 }
 
 TEST_CASE("predict with engine simgrid gives the flow engine's times and the analytic comparison") {

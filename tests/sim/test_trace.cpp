@@ -279,3 +279,40 @@ TEST_CASE("a trace of a run without a runtime has no runtime slices and starts a
     REQUIRE(last_end_us(run.events) == written_us(run.record.time_s));
   }
 }
+
+TEST_CASE("with the host's issue a send's slice begins when the host issued it, which its args say") {
+  const ClusterConfig c = parse_cluster_config(
+      "name: t\nlink_classes:\n  l: {bandwidth_Bps: 2.0e+9, latency_s: 3.0e-7, alpha_s: 1.0e-6}\n"
+      "topology: {kind: ring, endpoints: 4, link: l}\nranks: 4\ngamma_s_per_byte: 1.0e-10\n",
+      "t.yaml");
+  ScheduleRequest r;
+  r.ranks = 4;
+  r.bytes = 4096;
+  const Schedule s = generate_schedule("ring", r);
+  const double issue_s = 5e-6;  // far above a 1 KiB transfer's 1.8 us: every send waits for the host
+  FlowOptions options;
+  options.timeline = true;
+  options.issue_s = issue_s;
+  const FlowResult f = run_flow(s, *c.topology, 1e-10, options);
+  const std::string path = temp_trace_path("issue");
+  {
+    ChromeTrace trace(path);
+    trace.add_run("ring 4K", s, *c.topology, f, 1e-10);
+    trace.close();
+  }
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  std::size_t sends = 0;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("cat") != "transfer") continue;
+    const auto& args = e.at("args");
+    const TransferId id = args.at("transfer");
+    INFO("transfer " << id);
+    REQUIRE(args.at("issued_us").get<double>() == Approx(1e6 * issue_s * (id + 1)).epsilon(1e-9));
+    REQUIRE(e.at("ts").get<double>() == Approx(args.at("issued_us").get<double>()).epsilon(1e-9));
+    REQUIRE(args.at("ready_us").get<double>() <= e.at("ts").get<double>());
+    ++sends;
+  }
+  REQUIRE(sends == s.size());
+}

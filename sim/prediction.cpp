@@ -594,10 +594,10 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   priced.rate = runtime.rate;
   priced.pipeline = runtime.pipeline;
   if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
-  // A host that issues the transfers (HostIssue) waits for the GPU's last work once more, at
-  // the end: a fixed cost like the runtime's.
+  // A host that issues the transfers (HostIssue): each starts no earlier than its issue, and the
+  // host's synchronization after the GPU's last work is a fixed cost like the runtime's.
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
-          .fixed_s = runtime.fixed_s + r.host_issue.sync_s};
+          .fixed_s = runtime.fixed_s + r.host_issue.sync_s, .issue_s = r.host_issue.per_transfer_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {

@@ -167,11 +167,11 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                                  "at NCCL's {:g} GB/s a link (topo.h)",
                                  c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10,
                                  to_GBps(nccl_nvlink_link_Bps(c.runtime_hardware.compute_capability))));
-  if (c.host_issue.per_transfer_s > 0 || c.host_issue.sync_s > 0)
+  if (c.host_issue.any())
     fmt::print("host issue: one host thread issues every transfer in the schedule's order, {} each (none starts before "
-               "its issue), and synchronizes every stream {} after the GPU's last work (host_issue: collsim's cuda "
-               "backend, calibrated)\n\n",
-               format_seconds(c.host_issue.per_transfer_s), format_seconds(c.host_issue.sync_s));
+               "its issue), and synchronizes the {} ranks' streams {} after the GPU's last work (host_issue: collsim's "
+               "cuda backend, calibrated)\n\n",
+               format_seconds(c.host_issue.per_transfer_s), r.ranks, format_seconds(c.host_issue.sync_of(r.ranks)));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;

@@ -597,7 +597,7 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   // A host that issues the transfers (HostIssue): each starts no earlier than its issue, and the
   // host's synchronization after the GPU's last work is a fixed cost like the runtime's.
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
-          .fixed_s = runtime.fixed_s + r.host_issue.sync_s, .issue_s = r.host_issue.per_transfer_s};
+          .fixed_s = runtime.fixed_s + r.host_issue.sync_of(r.ranks), .issue_s = r.host_issue.per_transfer_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {

@@ -349,9 +349,12 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
   c.runtime_hardware.amd_hosts = vendor == "amd";
 }
 
-// `host_issue: {per_transfer_s, sync_s}` (a calibrated cuda cluster; HostIssue).
+// `host_issue: {per_transfer_s, sync_s, sync_per_stream_s}` (a calibrated cuda cluster;
+// HostIssue; sync_per_stream_s optional, 0 by default).
 void read_host_issue(const ConfigReader& in, const YAML::Node& node, ClusterConfig& c) {
-  in.only_keys(node, "host_issue", {"per_transfer_s", "sync_s"});
+  in.only_keys(node, "host_issue", {"per_transfer_s", "sync_s", "sync_per_stream_s"});
+  if (const YAML::Node per_stream = node["sync_per_stream_s"])
+    c.host_issue.sync_per_stream_s = in.physical(per_stream, "host_issue.sync_per_stream_s", kTimeRange);
   c.host_issue.per_transfer_s = in.physical(in.require(node, "per_transfer_s", "host_issue"), "host_issue.per_transfer_s", kTimeRange);
   c.host_issue.sync_s = in.physical(in.require(node, "sync_s", "host_issue"), "host_issue.sync_s", kTimeRange);
 }

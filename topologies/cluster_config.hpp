@@ -37,11 +37,14 @@ struct RuntimeHardware {
 // written by `collsim calibrate --backend cuda`): collsim's cuda backend drives its virtual
 // ranks from one host thread, which issues every transfer in the schedule's order, each taking
 // per_transfer_s of its time, so no transfer starts before its issue; after the last, the
-// host's synchronization of every stream returns sync_s after the GPU's work ends. Both 0: the
-// ranks drive their own transfers (every other cluster).
+// host's synchronization of the P ranks' streams returns sync_s + P x sync_per_stream_s after
+// the GPU's work ends. All 0: the ranks drive their own transfers (every other cluster).
 struct HostIssue {
   double per_transfer_s = 0;
   double sync_s = 0;
+  double sync_per_stream_s = 0;
+  double sync_of(Rank ranks) const { return sync_s + double(ranks) * sync_per_stream_s; }
+  bool any() const { return per_transfer_s > 0 || sync_s > 0 || sync_per_stream_s > 0; }
 };
 
 // Edits of a flat network's classes and node size (predict's --alpha, --beta/--bandwidth and

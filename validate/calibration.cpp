@@ -483,24 +483,46 @@ std::string memory_field(const Calibration& c) {
                          format_size(c.samples.memory_copy.back().bytes));
 }
 
+// The host's synchronization at the end, as a line over the streams it synchronizes: through
+// the first and last points of host_sync (2 and all the ranks' streams), its value at 0 streams
+// (at least 0) and per stream; one point: all of it fixed.
+struct SyncLine {
+  double fixed_s = 0, per_stream_s = 0;
+};
+SyncLine sync_line(const std::vector<SizeTime>& sync) {
+  const SizeTime& first = sync.front();
+  const SizeTime& last = sync.back();
+  if (last.bytes <= first.bytes) return {first.seconds, 0};
+  const double per_stream = std::max(0.0, (last.seconds - first.seconds) / double(last.bytes - first.bytes));
+  return {std::max(0.0, first.seconds - per_stream * double(first.bytes)), per_stream};
+}
+
+std::string sync_comments(const std::vector<SizeTime>& sync) {
+  std::string out;
+  for (const SizeTime& p : sync)
+    out += fmt::format("#   sync of {} streams after one {} reduction, less its time on the GPU: {}{}\n", p.bytes,
+                       format_size(4096), format_seconds(p.seconds), spread_text(p.repeats, p.seconds));
+  return out;
+}
+
 // The cuda backend's host (CalibrationSamples::host_issue, host_sync), where measured.
 std::string host_issue_field(const Calibration& c) {
   const CalibrationSamples& s = c.samples;
   if (s.host_issue.empty() || s.host_sync.empty()) return "";
   const SizeTime& issue = s.host_issue.front();
-  const SizeTime& sync = s.host_sync.front();
+  const SyncLine sync = sync_line(s.host_sync);
   return fmt::format(
       "# the one host thread that drives the virtual ranks (collsim's cuda backend) issues every transfer in\n"
       "# the schedule's order, each taking per_transfer_s of its time (no transfer starts before its issue), and\n"
-      "# waits sync_s beyond the GPU's work for its synchronization of every stream after the last.\n"
-      "#   per transfer: chained {} reductions across the ranks' streams, the issue loop alone:{}\n"
-      "#   sync: one {} reduction, then every stream synchronized, less its time on the GPU:{}\n"
+      "# after the last waits sync_s + P x sync_per_stream_s beyond the GPU's work for its synchronization of\n"
+      "# the P ranks' streams (the line through the measured stream counts).\n"
+      "#   per transfer: chained {} reductions across the ranks' streams, the issue loop alone: {}{}\n{}"
       "host_issue:\n"
       "  per_transfer_s: {:.6e}\n"
-      "  sync_s: {:.6e}\n",
-      format_size(issue.bytes), fmt::format(" {}{}", format_seconds(issue.seconds), spread_text(issue.repeats, issue.seconds)),
-      format_size(sync.bytes), fmt::format(" {}{}", format_seconds(sync.seconds), spread_text(sync.repeats, sync.seconds)),
-      issue.seconds, sync.seconds);
+      "  sync_s: {:.6e}\n"
+      "  sync_per_stream_s: {:.6e}\n",
+      format_size(issue.bytes), format_seconds(issue.seconds), spread_text(issue.repeats, issue.seconds),
+      sync_comments(s.host_sync), issue.seconds, sync.fixed_s, sync.per_stream_s);
 }
 
 // The one field a loader reads back: whether to trust the numbers above, and why not.

@@ -174,8 +174,11 @@ struct RankStreams {
       buffers.push_back(std::make_unique<DeviceFloats>(int(r % Rank(devices)), kIssueBytes / sizeof(float)));
     }
   }
-  void synchronize() const {
-    for (const auto& s : streams) check_cuda(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+  // The first `count` ranks' streams (all by default), one after the other, as the executor
+  // ends an iteration (execute/device/gpu_ranks.cpp).
+  void synchronize(std::size_t count = SIZE_MAX) const {
+    for (std::size_t r = 0; r < std::min(count, streams.size()); ++r)
+      check_cuda(cudaStreamSynchronize(streams[r]->stream), "cudaStreamSynchronize");
   }
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<std::unique_ptr<DeviceFloats>> buffers;
@@ -218,10 +221,12 @@ SizeTime measure_host_issue(const RankStreams& ranks) {
 
 // After the last transfer is issued, the host synchronizes every rank's stream (the cuda
 // backend's end of an iteration): the time from the end of the issue to the return of the last
-// synchronization, less `gpu_s`, the transfer's own time on the GPU (the reduction sweep's
-// first point, of the same size). One reduction of kIssueBytes on rank 0's stream, the median
-// of many.
-SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks, double gpu_s) {
+// of `count` synchronizations, less `gpu_s`, the transfer's own time on the GPU (the reduction
+// sweep's first point, of the same size). One reduction of kIssueBytes on rank 0's stream, the
+// median of many; the point's `bytes` is `count`, the streams synchronized (the executor
+// synchronizes P, so the calibration measures 2 and all its ranks' and the model takes the
+// line through them).
+SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks, double gpu_s, std::size_t count) {
   const DeviceFloats& to = *ranks.buffers[0];
   const DeviceFloats& from = *ranks.buffers[1];
   cudaStream_t stream = ranks.streams[0]->stream;
@@ -232,10 +237,10 @@ SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks
     check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
     launch_reduce_sum(to.data, from.data, kIssueBytes / sizeof(float), stream);
     const auto issued = std::chrono::steady_clock::now();
-    ranks.synchronize();
+    ranks.synchronize(count);
     if (r > 0) waits.push_back(std::max(0.0, seconds_since(issued) - gpu_s));
   }
-  return {kIssueBytes, median_of(waits), {}};
+  return {count, median_of(waits), {}};
 }
 
 std::string versions() {
@@ -262,7 +267,10 @@ CalibrationSamples measure_cuda_calibration(const CalibrationPlan& plan, Rank ra
   s.reduction = measure_reduction(plan);
   const RankStreams rank_streams(ranks, devices);
   s.host_issue = {measure_host_issue(rank_streams)};
-  s.host_sync = {measure_host_sync(plan, rank_streams, s.reduction.front().seconds)};  // its first point: 4 KiB
+  const double reduction_4k_s = s.reduction.front().seconds;  // the sweep's first point: 4 KiB
+  for (std::size_t count : {std::size_t(2), rank_streams.streams.size()})
+    if (s.host_sync.empty() || count > s.host_sync.back().bytes)
+      s.host_sync.push_back(measure_host_sync(plan, rank_streams, reduction_4k_s, count));
   s.on_cpu_fraction = clock.fraction();
   s.library = versions();
   s.device = properties.name;

@@ -386,7 +386,7 @@ TEST_CASE("a GPU calibration's host issue and sync become the YAML's host_issue,
     CalibrationSamples s = synthetic_samples(2e-6, 1.4e12, 3e-13);
     s.device = "NVIDIA H100 80GB HBM3";
     s.host_issue = {{4096, issue_us * 1e-6, {}}};
-    s.host_sync = {{4096, (issue_us - 3) * 1e-6, {}}};
+    s.host_sync = {{2, (issue_us - 3) * 1e-6, {}}, {8, (issue_us + 3) * 1e-6, {}}};  // 1 us a stream
     launches.push_back(s);
   }
   const CalibrationSamples merged = merge_repeats(launches);
@@ -401,7 +401,10 @@ TEST_CASE("a GPU calibration's host issue and sync become the YAML's host_issue,
   CHECK_THAT(yaml, Catch::Contains("host_issue:") && Catch::Contains("per transfer: chained 4K reductions"));
   const ClusterConfig cluster = parse_cluster_config(yaml, "calibrated");
   CHECK(cluster.host_issue.per_transfer_s == Approx(5.3e-6).epsilon(1e-5));
-  CHECK(cluster.host_issue.sync_s == Approx(2.3e-6).epsilon(1e-5));
+  // the line through (2 streams, 2.3 us) and (8, 8.3 us): 0.3 us + 1 us a stream
+  CHECK(cluster.host_issue.sync_per_stream_s == Approx(1e-6).epsilon(1e-5));
+  CHECK(cluster.host_issue.sync_s == Approx(0.3e-6).epsilon(1e-4));
+  CHECK(cluster.host_issue.sync_of(4) == Approx(4.3e-6).epsilon(1e-4));
 
   // mpi (and samples from before the host was measured): no host_issue, nothing issued
   const std::string mpi_yaml = calibrated_config_yaml(fit_calibration(synthetic_samples(1e-6, 5e9, 1e-10)), "shm", 4);

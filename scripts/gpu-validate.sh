@@ -40,7 +40,7 @@
 #
 # Sizing (upper bounds, from the rehearsal and the cuda backend's per-iteration work: each
 # iteration uploads every rank's buffer and copies it back to be verified on the host, about
-# 1 s at P = 8 x 256 MiB): machine 20 s, smoke 30, microbench 60, calibrate 45, validate 90,
+# 1 s at P = 8 x 256 MiB): machine 20 s, smoke 30, microbench 60, calibrate 45, validate 150 (its drifted cases run again),
 # run P=2 40, P=4 50, P=8 80; measured on an H100 (2026-11-27, these sizes): machine 2, smoke 1,
 # microbench 3, calibrate 2, run 3/4/7, validate 4K..1M about 10 s: about 40 s in all.
 set -uo pipefail
@@ -357,7 +357,7 @@ step machine 20 5 "nvidia-smi (GPU, driver, clocks, memory), CUDA, the bundle's 
 step smoke 30 10 "run --backend cuda: ring, 2 ranks, 4K" step_smoke
 step microbench 60 20 "collsim-gpu-microbench: launch/sync latency, per-block copy/sum, memcpy, NCCL 1 rank" step_microbench
 step calibrate 45 15 "calibrate --backend cuda, 8 ranks, 3 launches -> calibration.yaml" step_calibrate
-step validate 90 30 "validate --backend cuda, P = 2,4,8, $validate_sizes -> validate/" step_validate
+step validate 150 30 "validate --backend cuda, P = 2,4,8, $validate_sizes -> validate/" step_validate
 step run-p2 40 10 "run --backend cuda, every allreduce algorithm, 2 ranks, $run_sizes" step_run_p2
 step run-p4 50 15 "run --backend cuda, every allreduce algorithm, 4 ranks, $run_sizes" step_run_p4
 step run-p8 80 20 "run --backend cuda, every allreduce algorithm, 8 ranks, $run_sizes" step_run_p8

@@ -1,6 +1,8 @@
 // validate/machine_drift.hpp — was a case measured on the machine the calibration saw? Each
 // case of `validate --backend mpi` is bracketed by ping-pong probes between ranks 0 and 1
-// (ExecutionJob::probe_bytes), timed as the calibration times its ping-pong; a case whose
+// (ExecutionJob::probe_bytes), timed as the calibration times its ping-pong; of `validate
+// --backend cuda`, by probes of the host's issue of one transfer (execute/device/
+// host_issue_probe.hpp), against the calibration's host_issue (one point, one probe); a case whose
 // probes moved beyond kDriftTolerance from the calibration's times at those sizes ran on a
 // machine of another speed (a virtual machine's cores placed elsewhere on the host, a
 // neighbour's load), which no model calibrated minutes earlier can predict. Pure.

@@ -134,8 +134,9 @@ std::string drift_cell(double drift) {
 std::string steady_summary_markdown(const std::vector<ValidationRow>& rows, unsigned cores) {
   const std::vector<ValidationRow> steady = steady_rows(rows);
   std::string out = fmt::format(
-      "Machine drift: each case is bracketed by ping-pong probes between ranks 0 and 1 (validate/machine_drift.hpp), "
-      "timed as the calibration times its ping-pong; a case whose probes moved more than {:.0f}% from the calibration "
+      "Machine drift: each case is bracketed by probes of the machine's speed (validate/machine_drift.hpp), timed as "
+      "the calibration times them (mpi: ping-pong between ranks 0 and 1; cuda: the host's issue of one transfer); a "
+      "case whose probes moved more than {:.0f}% from the calibration "
       "ran on a machine of another speed and is run again (3 launches at most, keeping the closest). {} of {} cases "
       "were measured within {:.0f}%{}\n\n",
       100 * kDriftTolerance, steady.size(), rows.size(), 100 * kDriftTolerance,

@@ -151,17 +151,21 @@ std::vector<ExecutionJob> planned_jobs(const ValidationPlan& plan) {
 // Backend mpi brackets every case with ping-pong probes and measures again those that ran
 // while the machine's speed had moved from the calibration's (validate/machine_drift.hpp);
 // oversubscribed rank counts are probed but not run again (their probes time the scheduler).
-// Other backends run once, unprobed.
+// Backend cuda alike with the host's issue per transfer (its time is the one host thread's:
+// execute/device/host_issue_probe.hpp) against the calibration's host_issue. Other backends run
+// once, unprobed.
 std::vector<ProbedMeasurement> execute_with_probes(const ValidationPlan& plan, const ExecutionJob& job,
                                                    const Calibration& c, unsigned cores,
                                                    const ValidationProgress& progress) {
-  if (plan.backend != "mpi") {
+  const bool host_probed = plan.backend == "cuda" && !c.samples.host_issue.empty();
+  if (plan.backend != "mpi" && !host_probed) {
     std::vector<ProbedMeasurement> once;
     for (Measurement& m : execute(job, plan.launch)) once.push_back({std::move(m), kNoProbe});
     return once;
   }
-  const bool retry = job.request.ranks <= std::max(cores, 1u);
-  return execute_probed(job, plan.launch, c.samples.ping_pong, retry, [&](std::uint64_t bytes, std::size_t cases) {
+  const bool retry = host_probed || job.request.ranks <= std::max(cores, 1u);
+  const std::vector<SizeTime>& reference = host_probed ? c.samples.host_issue : c.samples.ping_pong;
+  return execute_probed(job, plan.launch, reference, retry, [&](std::uint64_t bytes, std::size_t cases) {
     note(progress, fmt::format("collsim validate: {} case(s) at {} ran while the machine's speed had moved from the "
                                "calibration's; measuring them again",
                                cases, format_size(bytes)));

@@ -13,6 +13,7 @@
 
 #include "base/error.hpp"
 #include "execute/device/cuda_check.hpp"
+#include "execute/device/host_issue_probe.hpp"
 #include "execute/device/reduce_kernel.hpp"
 #include "execute/measurement.hpp"
 
@@ -93,7 +94,7 @@ struct TimingEvents {
 // that they run back to back once the hold ends; on an idle stream the start event would fire
 // at once and the time would include the host's issue of the operation (about 5 us on an
 // H100's host: a 4-byte copy would seem to take 7 us). The host's issue is measured apart
-// (measure_host_issue). The median of the repetitions, about plan.seconds_per_point of them.
+// (execute/device/host_issue_probe.hpp). The median of the repetitions, about plan.seconds_per_point of them.
 constexpr double kHold_s = 50e-6;  // longer than the host's issue of the three calls behind it
 
 double timed_point(const CalibrationPlan& plan, const std::function<void()>& enqueue, cudaStream_t stream) {
@@ -160,63 +161,8 @@ std::vector<SizeTime> measure_reduction(const CalibrationPlan& plan) {
   return points;
 }
 
-// The cuda backend's per-transfer issue (execute/cuda/cuda_executor.cpp), as it issues a ring's
-// steps: kIssueTransfers reductions of kIssueBytes, the i-th on rank i mod `ranks`'s stream,
-// each waiting for the event of the one before; seconds per transfer of the host's issue loop
-// alone (the GPU runs behind it), the median of kRounds.
-constexpr int kIssueTransfers = 256;
-constexpr std::uint64_t kIssueBytes = 4096;
-
-struct RankStreams {
-  RankStreams(Rank ranks, int devices) {
-    for (Rank r = 0; r < std::max<Rank>(ranks, 2); ++r) {
-      streams.push_back(std::make_unique<Stream>(int(r % Rank(devices))));
-      buffers.push_back(std::make_unique<DeviceFloats>(int(r % Rank(devices)), kIssueBytes / sizeof(float)));
-    }
-  }
-  // The first `count` ranks' streams (all by default), one after the other, as the executor
-  // ends an iteration (execute/device/gpu_ranks.cpp).
-  void synchronize(std::size_t count = SIZE_MAX) const {
-    for (std::size_t r = 0; r < std::min(count, streams.size()); ++r)
-      check_cuda(cudaStreamSynchronize(streams[r]->stream), "cudaStreamSynchronize");
-  }
-  std::vector<std::unique_ptr<Stream>> streams;
-  std::vector<std::unique_ptr<DeviceFloats>> buffers;
-};
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-SizeTime measure_host_issue(const RankStreams& ranks) {
-  const std::size_t count = ranks.streams.size();
-  std::vector<cudaEvent_t> events(kIssueTransfers);
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    check_cuda(cudaSetDevice(ranks.buffers[i % count]->device), "cudaSetDevice");
-    check_cuda(cudaEventCreateWithFlags(&events[i], cudaEventDisableTiming), "cudaEventCreate");
-  }
-  auto issue_all = [&] {
-    for (int i = 0; i < kIssueTransfers; ++i) {
-      const std::size_t r = std::size_t(i) % count, from = (r + count - 1) % count;
-      const DeviceFloats& to = *ranks.buffers[r];
-      check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
-      cudaStream_t stream = ranks.streams[r]->stream;
-      if (i > 0) check_cuda(cudaStreamWaitEvent(stream, events[i - 1], 0), "cudaStreamWaitEvent");
-      launch_reduce_sum(to.data, ranks.buffers[from]->data, kIssueBytes / sizeof(float), stream);
-      check_cuda(cudaEventRecord(events[i], stream), "cudaEventRecord");
-    }
-  };
-  std::vector<double> rounds;
-  for (int r = 0; r < kRounds + 1; ++r) {  // the first warms up
-    ranks.synchronize();
-    const auto start = std::chrono::steady_clock::now();
-    issue_all();
-    const double took = seconds_since(start);
-    ranks.synchronize();
-    if (r > 0) rounds.push_back(took / kIssueTransfers);
-  }
-  for (cudaEvent_t e : events) cudaEventDestroy(e);
-  return {kIssueBytes, median_of(rounds), {}};
 }
 
 // After the last transfer is issued, the host synchronizes every rank's stream (the cuda
@@ -226,16 +172,14 @@ SizeTime measure_host_issue(const RankStreams& ranks) {
 // median of many; the point's `bytes` is `count`, the streams synchronized (the executor
 // synchronizes P, so the calibration measures 2 and all its ranks' and the model takes the
 // line through them).
-SizeTime measure_host_sync(const CalibrationPlan& plan, const RankStreams& ranks, double gpu_s, std::size_t count) {
-  const DeviceFloats& to = *ranks.buffers[0];
-  const DeviceFloats& from = *ranks.buffers[1];
-  cudaStream_t stream = ranks.streams[0]->stream;
+SizeTime measure_host_sync(const CalibrationPlan& plan, const VirtualRankStreams& ranks, double gpu_s,
+                           std::size_t count) {
   const int reps = std::clamp(int(plan.seconds_per_point / 30e-6), 9, 500);
   std::vector<double> waits;
   for (int r = 0; r < reps + 1; ++r) {
     ranks.synchronize();
-    check_cuda(cudaSetDevice(to.device), "cudaSetDevice");
-    launch_reduce_sum(to.data, from.data, kIssueBytes / sizeof(float), stream);
+    check_cuda(cudaSetDevice(ranks.device(0)), "cudaSetDevice");
+    launch_reduce_sum(ranks.buffer(0), ranks.buffer(1), kIssueBytes / sizeof(float), ranks.stream(0));
     const auto issued = std::chrono::steady_clock::now();
     ranks.synchronize(count);
     if (r > 0) waits.push_back(std::max(0.0, seconds_since(issued) - gpu_s));
@@ -265,10 +209,10 @@ CalibrationSamples measure_cuda_calibration(const CalibrationPlan& plan, Rank ra
   s.ping_pong = measure_copies(plan, devices);
   s.concurrent = measure_concurrent(plan, ranks, devices);
   s.reduction = measure_reduction(plan);
-  const RankStreams rank_streams(ranks, devices);
-  s.host_issue = {measure_host_issue(rank_streams)};
+  const VirtualRankStreams rank_streams(ranks, devices);
+  s.host_issue = {{kIssueBytes, host_issue_per_transfer_s(rank_streams, kRounds), {}}};
   const double reduction_4k_s = s.reduction.front().seconds;  // the sweep's first point: 4 KiB
-  for (std::size_t count : {std::size_t(2), rank_streams.streams.size()})
+  for (std::size_t count : {std::size_t(2), rank_streams.size()})
     if (s.host_sync.empty() || count > s.host_sync.back().bytes)
       s.host_sync.push_back(measure_host_sync(plan, rank_streams, reduction_4k_s, count));
   s.on_cpu_fraction = clock.fraction();

@@ -9,9 +9,11 @@
 #include "execute/cuda/cuda_executor.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "execute/device/cuda_check.hpp"
 #include "execute/device/gpu_ranks.hpp"
+#include "execute/device/host_issue_probe.hpp"
 #include "execute/device/reduce_kernel.hpp"
 
 namespace collsim {
@@ -125,17 +127,34 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   return m;
 }
 
+// The host's speed just before and just after a case (ExecutionJob::probe_bytes, asked by
+// `validate`): its issue per transfer (execute/device/host_issue_probe.hpp), once for each probe
+// size; the one host thread is what the cuda backend's time depends on most.
+constexpr int kProbeRounds = 3;
+
+std::vector<double> probe_host(const VirtualRankStreams* probe, const ExecutionJob& job) {
+  if (probe == nullptr) return {};
+  return std::vector<double>(job.probe_bytes.size(), host_issue_per_transfer_s(*probe, kProbeRounds));
+}
+
 }  // namespace
 
 std::vector<Measurement> run_cuda_job(const ExecutionJob& job) {
   const int devices = visible_device_count();
   const bool corrupt = apply_fault_injection();
   enable_peer_access(std::min<int>(devices, int(job.request.ranks)));
+  std::unique_ptr<VirtualRankStreams> probe;
+  if (!job.probe_bytes.empty()) probe = std::make_unique<VirtualRankStreams>(job.request.ranks, devices);
   std::vector<Measurement> measurements;
   const std::vector<std::string> algorithms = expand_algorithms(job.request);
   for (std::uint64_t bytes : job.request.sizes)
-    for (const std::string& algorithm : algorithms)
-      measurements.push_back(run_schedule(job, algorithm, bytes, devices, corrupt));
+    for (const std::string& algorithm : algorithms) {
+      const std::vector<double> before = probe_host(probe.get(), job);
+      Measurement m = run_schedule(job, algorithm, bytes, devices, corrupt);
+      m.probe_before_s = before;
+      m.probe_after_s = probe_host(probe.get(), job);
+      measurements.push_back(std::move(m));
+    }
   return measurements;
 }
 

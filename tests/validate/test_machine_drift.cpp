@@ -70,6 +70,21 @@ TEST_CASE("a case's drift is its probes' largest relative move from the calibrat
   CHECK_THROWS_AS(machine_drift(probed_case("ring", 4096, 1, 1), std::vector<std::uint64_t>{2048}, sweep()), Error);
 }
 
+TEST_CASE("the cuda backend's probe is the host's issue: one point, one probe, its drift against the calibration's") {
+  // calibrate --backend cuda's host_issue: 5 us a transfer, measured with 4 KiB reductions
+  const std::vector<SizeTime> host_issue{{4096, 5e-6, {}}};
+  const std::vector<std::uint64_t> probes = probe_sizes(host_issue);
+  REQUIRE(probes == std::vector<std::uint64_t>{4096});
+  Measurement m;
+  m.algorithm = "ring";
+  m.bytes = 4096;
+  m.times_s = {5e-4};
+  m.probe_before_s = {6.5e-6};  // the host 30% slower before the case
+  m.probe_after_s = {5.2e-6};
+  CHECK(machine_drift(m, probes, host_issue) == Approx(0.3));
+  CHECK_FALSE(machine_steady(machine_drift(m, probes, host_issue)));
+}
+
 TEST_CASE("cases measured while the machine drifted run again, each keeping its closest measurement") {
   ExecutionJob job;
   job.request.algorithms = {"ring", "tree"};

@@ -24,6 +24,7 @@
 #include "sim/pair_pricing.hpp"
 #include "sim/prediction.hpp"
 #include "sim/protocol.hpp"
+#include "sim/runtime.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/link_catalog.hpp"
@@ -47,6 +48,7 @@ struct PredictOptions {
   std::string matrix;        // --matrix FILE: alltoall's bytes per pair, instead of --bytes
   Streaming stream = Streaming::when_large;
   std::optional<Protocol> protocol = simple_protocol();  // none: auto
+  std::uint32_t gpus_per_thread = 1;  // nccl-tests -g
   bool detail = false;
   bool verbose = false;
   Format format = Format::table;
@@ -167,6 +169,12 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
                                  "at NCCL's {:g} GB/s a link (topo.h)",
                                  c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10,
                                  to_GBps(nccl_nvlink_link_Bps(c.runtime_hardware.compute_capability))));
+  if (r.gpus_per_thread > 1)
+    fmt::print("launching thread: one host thread launches each collective on {} GPUs (nccl-tests -g {}): the last "
+               "starts {} kernel launch calls of {} later ({} more per collective; an H100's host, "
+               "collsim-gpu-microbench)\n\n",
+               r.gpus_per_thread, r.gpus_per_thread, r.gpus_per_thread - 1, format_seconds(kHostKernelLaunchCall_s),
+               format_seconds(launching_thread_s(r.gpus_per_thread)));
   if (c.host_issue.any())
     fmt::print("host issue: one host thread issues every transfer in the schedule's order, {} each (none starts before "
                "its issue), and synchronizes the {} ranks' streams {} after the GPU's last work (host_issue: collsim's "
@@ -470,6 +478,15 @@ void run(const PredictOptions& o) {
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.segments = o.segments;
   r.protocol = o.protocol;
+  if (o.gpus_per_thread > 1 && cluster.runtime == CollectiveRuntime::none)
+    throw Error(fmt::format("--gpus-per-thread {}: {} names no runtime (runtime: nccl), whose kernels a thread would "
+                            "launch; leave it out, or give a GPU cluster",
+                            o.gpus_per_thread, cluster.name));
+  if (o.gpus_per_thread > std::max<Rank>(r.cost.ranks_per_node, 1) && r.cost.ranks_per_node > 0)
+    throw Error(fmt::format("--gpus-per-thread {}: more GPUs than a node of {} has ({}): one thread drives GPUs of "
+                            "its own node",
+                            o.gpus_per_thread, cluster.name, r.cost.ranks_per_node));
+  r.gpus_per_thread = o.gpus_per_thread;
   r.channels = o.channels;
   if (o.engine) r.engine = *o.engine;
   r.run.one_port = o.one_port;
@@ -603,6 +620,13 @@ void add_predict_command(CLI::App& app) {
                     "each 16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the "
                     "fastest per algorithm and size)");
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
+  cmd->add_option("--gpus-per-thread", o.gpus_per_thread,
+                  fmt::format("GPUs one host thread launches each collective on, as nccl-tests -g G (one process and "
+                              "thread for G GPUs): the last GPU starts (G - 1) kernel launch calls of {:.2f} us later "
+                              "(an H100's host, collsim-gpu-microbench); a cluster with runtime nccl only",
+                              kHostKernelLaunchCall_s * 1e6))
+      ->capture_default_str()
+      ->check(whole_number(1, 1024));
   cmd->add_option("--trace", o.trace,
                   "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file (with a runtime, each "
                   "rank's launch and flag-wait slices come first)");

@@ -31,11 +31,13 @@ DEFAULT_OUT = REPO / "docs" / "validation-public.md"
 # Written once by --save-before from the build before it; read to show before and after.
 DEFAULT_BEFORE = REPO / "validate" / "public" / "predicted_before_runtime.csv"
 COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "collective", "bytes",
-           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "nccl_algo", "source_url", "note",
-           "log"]
+           "measured_time_us", "measured_busbw_GBps", "placement", "nccl_version", "nccl_algo", "gpus_per_thread",
+           "source_url", "note", "log"]
 # NCCL_ALGO where the source forced one (its command line or page says so), as collsim names the
 # algorithm; empty: NCCL chose, and so does `--algo nccl`. NCCL still picks the protocol, and so
 # does `--protocol auto`.
+# gpus_per_thread: the GPUs one host thread drove (nccl-tests -g, the log's `nGpus`): collsim's
+# `predict --gpus-per-thread` prices the kernel launch calls of that one thread for each collective.
 NCCL_ALGOS = {"Ring": "ring", "Tree": "nccl-tree", "NVLS": "nvls", "NVLSTree": "nvls-tree", "CollNetDirect": "collnet"}
 # Every system type the CSV has a row of, in the order the page lists them (a single node with an
 # NVLink mesh and no switch, DGX-1 style, has no public whole curve yet: see the page's last section).
@@ -101,6 +103,9 @@ def check_row(number, row, base=None):
     if row["nccl_algo"] and row["nccl_algo"] not in NCCL_ALGOS:
         raise BadInput(f"{where}: nccl_algo '{row['nccl_algo']}' is not one of {', '.join(NCCL_ALGOS)} "
                        "(NCCL_ALGO as the source set it; empty where NCCL chose)")
+    if not row["gpus_per_thread"].isdigit() or not 1 <= int(row["gpus_per_thread"]) <= int(row["gpus_per_node"] or 0):
+        raise BadInput(f"{where}: gpus_per_thread '{row['gpus_per_thread']}' must be a whole number from 1 to "
+                       "gpus_per_node (nccl-tests -g, the log's nGpus)")
     if row["placement"] not in PLACEMENTS:
         raise BadInput(f"{where}: placement '{row['placement']}' must be oop or ip")
     if not row["source_url"].startswith("https://"):
@@ -175,7 +180,7 @@ def presets(collsim):
 
 
 def curve_key(row):
-    return (row["preset"], ranks(row), row["collective"], row["nccl_algo"])
+    return (row["preset"], ranks(row), row["collective"], row["nccl_algo"], int(row["gpus_per_thread"]))
 
 
 def algorithm_args(nccl_algo, collective):
@@ -189,11 +194,13 @@ def algorithm_args(nccl_algo, collective):
     return ["--algo", name, "--protocol", "auto"]
 
 
-def predict_curve(collsim, preset, nranks, collective, nccl_algo, sizes):
-    """collsim's predictions for one system, rank count, collective and forced algorithm at several
-    sizes, in one call: {bytes: the CSV line of `predict --algo nccl` (or the forced one) as a dict}."""
+def predict_curve(collsim, preset, nranks, collective, nccl_algo, gpus_per_thread, sizes):
+    """collsim's predictions for one system, rank count, collective, forced algorithm and GPUs per
+    launching thread at several sizes, in one call: {bytes: the CSV line of `predict --algo nccl` (or
+    the forced one) as a dict}."""
+    threads = ["--gpus-per-thread", str(gpus_per_thread)] if gpus_per_thread > 1 else []
     out = run_collsim(collsim, ["predict", "--preset", preset, "--ranks", str(nranks),
-                                "--collective", collective, *algorithm_args(nccl_algo, collective),
+                                "--collective", collective, *algorithm_args(nccl_algo, collective), *threads,
                                 "--bytes", ",".join(str(b) for b in sizes), "--format", "csv"])
     lines = {int(line["bytes"]): line for line in csv.DictReader(io.StringIO(out))}
     missing = [b for b in sizes if b not in lines]
@@ -431,15 +438,19 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   dgx-h100-32 (allreduce of 32 bytes, -78%), is the source's, not the model's: it measured 68.1 us
   where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64, one line of NVIDIA's
   sample output, a glitch of that run, that no latency model can meet.
-- **How a source ran its test.** The Azure pages ran `all_reduce_perf -g 8`: one process and one
-  thread drive all 8 GPUs, launching 8 kernels one after another for every collective, where
-  NVIDIA's DGX H100 sample ran one GPU per process (`nGpus 1`) and took 13.0-17.1 us up to 2 KiB.
-  The Azure floors are 30 us (H200, NVLS forced: `nccl_algo` NVLS in the CSV, which moved its
-  rows up to 1 MiB from 17-51% fast to 9-20% fast against NCCL's 25 us NVLS latency) and 42-48 us
-  (A100, whose page says NVLS, which A100 cannot run, so the algorithm is NCCL's choice here).
-  collsim does not model a host thread launching for several GPUs (no sourced per-launch figure
-  for NCCL's grouped launch; the two floors would want 3.8 and 5.5 us a GPU, on different CPUs and
-  NCCL versions), so these rows stay fast at small sizes.
+- **How a source ran its test.** The Azure pages ran `all_reduce_perf -g 8` and the RTX 2080 Ti
+  page `-g 2` (the logs' `nGpus`): one process and one thread drive all the GPUs, launching their
+  kernels one after another for every collective, where NVIDIA's DGX H100 sample and the cloud
+  clusters ran one GPU per process (`nGpus 1`). The CSV's `gpus_per_thread` says which, and
+  collsim predicts those rows with `--gpus-per-thread G`: the last GPU starts (G - 1) kernel
+  launch calls later, 3.72 us each (the median of collsim-gpu-microbench's
+  `empty_kernel_launch_call` over seven runs on an H100's host, 3.28-4.55 us; measured, not fitted
+  to these rows). That took the Azure A100 rows from a median 31% fast to 3% fast and the 2080 Ti
+  pair's allreduce and allgather from 29-32% fast to 22-26% fast (broadcast 11% -> 4%), and the
+  class up to 1 MiB from 23.8% to 14.3%. The Azure H200 rows, NVLS forced (`nccl_algo` NVLS), went
+  the other way, from 8% fast to 49% slow: NCCL's 25 us NVLS latency (tuning.cc) plus 7 launches
+  is 51 us where the page measured a 30 us floor, so either NVLS's own latency is well under
+  NCCL's constant on that machine or NCCL's grouped launch overlaps it; neither is measured.
 - **Small and middle sizes: NCCL's runtime, now modelled in part.** Each GPU preset names
   `runtime: nccl` (docs/semantics.md, "The runtime"): a collective pays NCCL 2.30's base latency
   once and every step its per-step latency by protocol and transport (tuning.cc). That took the

@@ -595,9 +595,12 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   priced.pipeline = runtime.pipeline;
   if (runtime.rate.link_share > 0) priced.payload_fraction = runtime.rate.link_share;
   // A host that issues the transfers (HostIssue): each starts no earlier than its issue, and the
-  // host's synchronization after the GPU's last work is a fixed cost like the runtime's.
+  // host's synchronization after the GPU's last work is a fixed cost like the runtime's. A
+  // runtime launched by one thread for several GPUs starts the last GPU's part that much later.
+  const double launching_s = r.runtime == CollectiveRuntime::none ? 0.0 : launching_thread_s(r.gpus_per_thread);
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
-          .fixed_s = runtime.fixed_s + r.host_issue.sync_of(r.ranks), .issue_s = r.host_issue.per_transfer_s};
+          .fixed_s = runtime.fixed_s + launching_s + r.host_issue.sync_of(r.ranks),
+          .issue_s = r.host_issue.per_transfer_s};
 }
 
 std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {

@@ -143,6 +143,10 @@ struct PredictionRequest {
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
   bool collnet_enabled = false;      // whether "nccl" considers collnet (ClusterConfig::collnet_enabled)
   HostIssue host_issue;              // a host that issues every transfer (ClusterConfig::host_issue)
+  // GPUs whose kernels one host thread launches for each collective (nccl-tests -g): with a
+  // runtime, a collective pays (G - 1) kernel launch calls more (sim/runtime.hpp,
+  // launching_thread_s); 1: a thread (a process) per GPU.
+  std::uint32_t gpus_per_thread = 1;
 };
 
 // The engine a cluster gets when none is named (--engine auto): the engine table's first whose

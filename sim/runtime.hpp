@@ -41,6 +41,19 @@
 
 namespace collsim {
 
+// A kernel launch call on the host, as one host thread pays it: the median of the seven runs of
+// collsim-gpu-microbench's empty_kernel_launch_call on an H100's host (CUDA 13.0, driver
+// 580.159.04), 3.28-4.55 us, median 3.72 us (validate/results/gpu-h100-2026-11-27*/, each run's
+// microbench.csv). One thread that launches a collective on G GPUs (nccl-tests -g G: one
+// process and thread for G GPUs) starts the last GPU's kernel (G - 1) calls after the first:
+// at least that much more per collective (NCCL's own host work per communicator would come on
+// top; not measured, not modelled).
+inline constexpr double kHostKernelLaunchCall_s = 3.72e-6;
+// What a collective pays where one thread launches it on `gpus_per_thread` GPUs.
+inline double launching_thread_s(std::uint32_t gpus_per_thread) {
+  return gpus_per_thread > 1 ? double(gpus_per_thread - 1) * kHostKernelLaunchCall_s : 0.0;
+}
+
 struct RunRuntime {
   double fixed_s = 0;  // once per collective
   StepLatency step;    // per transfer, by transport (inactive: the classes' alpha)

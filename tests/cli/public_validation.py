@@ -107,6 +107,7 @@ def test_malformed(tmp):
         "unknown system type": dict(first, system_type="carrier pigeon"),
         "no log": dict(first, log=""),
         "unknown NCCL_ALGO": dict(first, nccl_algo="Butterfly"),
+        "more GPUs per thread than a node has": dict(first, gpus_per_thread="64"),
     }
     for name, row in cases.items():
         path = tmp / "bad.csv"
@@ -161,7 +162,8 @@ def test_report(pv, rows, tmp):
         count = sum(r["collective"] == collective for r in predicted)
         check(f"| {collective} | {count} |" in text, f"summary: {count} {collective} point(s)")
     calls = Path(str(collsim) + ".calls").read_text().splitlines()
-    curves = {(r["preset"], pv.ranks(r), r["collective"], r["nccl_algo"]) for r in rows if r["preset"] in STAND_IN_PRESETS}
+    curves = {(r["preset"], pv.ranks(r), r["collective"], r["nccl_algo"], r["gpus_per_thread"])
+              for r in rows if r["preset"] in STAND_IN_PRESETS}
     check(len(calls) == len(curves),
           f"one predict call per system, rank count, collective and forced algorithm ({len(calls)} for {len(curves)})")
     forced = [r for r in rows if r["preset"] in STAND_IN_PRESETS and r["nccl_algo"]]
@@ -170,6 +172,11 @@ def test_report(pv, rows, tmp):
         check(any(f"--algo {name} --protocol auto" in c and f"--ranks {pv.ranks(r)}" in c for c in calls),
               f"{r['id']}: predicted with --algo {name} (the source's NCCL_ALGO={r['nccl_algo']})")
     check(all("--algo nccl" in c or "--protocol auto" in c for c in calls), "every other call asks --algo nccl")
+    threaded = [r for r in rows if r["preset"] in STAND_IN_PRESETS and int(r["gpus_per_thread"]) > 1]
+    for r in threaded[:1]:  # a source that drove several GPUs from one thread (nccl-tests -g) says so
+        check(any(f"--gpus-per-thread {r['gpus_per_thread']}" in c and f"--ranks {pv.ranks(r)}" in c for c in calls),
+              f"{r['id']}: predicted with --gpus-per-thread {r['gpus_per_thread']} (nccl-tests -g)")
+    check(not threaded or any("--gpus-per-thread" not in c for c in calls), "a thread per GPU asks nothing more")
     for label, _ in pv.SIZE_CLASSES:
         check(f"| {label} | " in text, f"summary: a line for size class {label}")
     svgs = sorted((tmp / "img" / "public").glob("*.svg"))

@@ -494,3 +494,28 @@ TEST_CASE("with NCCL's NVLS pipeline the flow engine and SimGrid agree to 1e-6")
   }
 }
 #endif
+
+TEST_CASE("one thread launching for G GPUs (nccl-tests -g G) adds G - 1 kernel launch calls, with a runtime only") {
+  CHECK(launching_thread_s(1) == 0);
+  CHECK(launching_thread_s(2) == Approx(kHostKernelLaunchCall_s));
+  CHECK(launching_thread_s(8) == Approx(7 * 3.72e-6));
+  for (const Protocol& protocol : protocol_table()) {
+    PredictionRequest r = cluster_request(nvlink_star(true));
+    r.algorithms = {"ring"};
+    r.sizes = {4096};
+    r.protocol = protocol;
+    const double alone = predict(r).at(0).time_s;
+    const double fixed_alone = run_costs(r, "ring", protocol, 4096).fixed_s;
+    r.gpus_per_thread = 4;
+    const PredictionRecord launched = predict(r).at(0);
+    CHECK(launched.time_s == Approx(alone + 3 * kHostKernelLaunchCall_s).epsilon(1e-12));
+    CHECK(launched.runtime_s == Approx(fixed_alone + 3 * kHostKernelLaunchCall_s).epsilon(1e-12));
+  }
+  // the links alone (no runtime): no kernels to launch, nothing added
+  PredictionRequest r = cluster_request(nvlink_star(false));
+  r.algorithms = {"ring"};
+  r.sizes = {4096};
+  const double alone = predict(r).at(0).time_s;
+  r.gpus_per_thread = 4;
+  CHECK(predict(r).at(0).time_s == alone);
+}

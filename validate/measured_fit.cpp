@@ -33,6 +33,8 @@ std::vector<PredictionRecord> predict_log_sizes(const ClusterConfig& cluster, co
   }
   PredictionRequest r = cluster_request(cluster);
   r.collective = log.collective;
+  // As the log ran: one thread launching for its nGpus GPUs (with a runtime: its kernels)
+  if (cluster.runtime != CollectiveRuntime::none) r.gpus_per_thread = log.gpus_per_thread;
   r.algorithms = algorithms;
   r.sizes.assign(sizes.begin(), sizes.end());
   return predict(r);

@@ -219,6 +219,8 @@ void read_comment(const std::string& line, std::size_t number, NcclTestsLog& log
     log.nccl_version = t[2];  // NCCL's own version line, as some versions print it
   } else if (t.size() >= 3 && t[0] == "nccl-tests" && t[1] == "version" && log.nccl_version.empty()) {
     log.nccl_version = line.substr(2);
+  } else if (t.size() >= 4 && t[0] == "nThread" && t[2] == "nGpus") {
+    log.gpus_per_thread = std::uint32_t(std::max<std::uint64_t>(r.whole(t[3], number, "nGpus"), 1));
   } else if (t.size() >= 5 && t[0] == "Avg" && t[1] == "bus" && t[2] == "bandwidth" && t[3] == ":") {
     log.avg_busbw_GBps = r.number(t[4], number, "Avg bus bandwidth");
   }

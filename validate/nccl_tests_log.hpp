@@ -65,6 +65,10 @@ struct NcclTestsLog {
   std::vector<NcclTestsRank> ranks;  // by rank
   std::vector<NcclTestsRow> rows;
   std::optional<double> avg_busbw_GBps;
+  // GPUs each thread drove ("# nThread 1 nGpus 8": all_reduce_perf -g 8); 1 where the log does not
+  // say. One thread launching for several GPUs starts the last one's kernel later
+  // (PredictionRequest::gpus_per_thread).
+  std::uint32_t gpus_per_thread = 1;
   std::vector<std::string> comments;  // writer only: '#' lines after the first (what wrote it)
 
   Rank rank_count() const { return Rank(ranks.size()); }

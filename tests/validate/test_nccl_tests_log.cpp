@@ -146,6 +146,23 @@ TEST_CASE("NCCL's own lines, MPI messages and a missing program line do not stop
   CHECK(noisy.rows.back().measured_s() == clean.rows.back().measured_s());
 }
 
+TEST_CASE("the header's nGpus is how many GPUs each thread drove (all_reduce_perf -g), 1 where it is absent") {
+  const std::string text = written();
+  CHECK(parse_nccl_tests_log(text, "plain").gpus_per_thread == 1);
+  const std::string header = "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 40\n";
+  CHECK(parse_nccl_tests_log(header + text, "g8").gpus_per_thread == 8);
+  CHECK_THAT(error_of("# nThread 1 nGpus eight minBytes 8\n" + text), Catch::Contains("nGpus"));
+
+  // validate --measured predicts the log as it ran: 7 more kernel launch calls on dgx-h100 (runtime nccl)
+  const ClusterConfig dgx = load_preset("dgx-h100");
+  const NcclTestsLog one = parse_nccl_tests_log(text, "plain");
+  const NcclTestsLog eight = parse_nccl_tests_log(header + text, "g8");
+  const std::vector<PredictionRecord> a = predict_log_sizes(dgx, one, {"ring"});
+  const std::vector<PredictionRecord> b = predict_log_sizes(dgx, eight, {"ring"});
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i].time_s - a[i].time_s == Approx(7 * 3.72e-6).epsilon(1e-6));
+}
+
 TEST_CASE("where no line names the program, the columns tell the collective") {
   for (Collective c : all_collectives()) {
     CAPTURE(to_string(c));

@@ -478,15 +478,7 @@ void run(const PredictOptions& o) {
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.segments = o.segments;
   r.protocol = o.protocol;
-  if (o.gpus_per_thread > 1 && cluster.runtime == CollectiveRuntime::none)
-    throw Error(fmt::format("--gpus-per-thread {}: {} names no runtime (runtime: nccl), whose kernels a thread would "
-                            "launch; leave it out, or give a GPU cluster",
-                            o.gpus_per_thread, cluster.name));
-  if (o.gpus_per_thread > std::max<Rank>(r.cost.ranks_per_node, 1) && r.cost.ranks_per_node > 0)
-    throw Error(fmt::format("--gpus-per-thread {}: more GPUs than a node of {} has ({}): one thread drives GPUs of "
-                            "its own node",
-                            o.gpus_per_thread, cluster.name, r.cost.ranks_per_node));
-  r.gpus_per_thread = o.gpus_per_thread;
+  set_gpus_per_thread(r, cluster, o.gpus_per_thread);
   r.channels = o.channels;
   if (o.engine) r.engine = *o.engine;
   r.run.one_port = o.one_port;

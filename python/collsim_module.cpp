@@ -165,7 +165,7 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
                          const std::string& collective, const std::string& engine, std::uint32_t segments,
                          std::uint32_t channels, const std::string& protocol, Rank ranks, const std::string& placement,
                          std::uint64_t placement_seed, const std::string& ports, const std::string& stream,
-                         const std::string& trace) {
+                         const std::string& trace, std::uint32_t gpus_per_thread) {
   if (ranks > 0 || !placement.empty()) c = placed(std::move(c), ranks, placement, placement_seed);
   PredictionRequest r = cluster_request(c);
   r.collective = parse_collective(collective);
@@ -173,6 +173,7 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
   if (!sizes.is_none()) r.sizes = sizes_of(sizes);
   r.segments = segments;
   r.channels = channels;
+  set_gpus_per_thread(r, c, gpus_per_thread);
   if (engine != "auto") r.engine = find_engine(engine).kind;
   if (protocol == "auto") r.protocol = std::nullopt;
   else r.protocol = find_protocol(protocol);
@@ -230,12 +231,14 @@ void bind_cluster(py::module_& m) {
         py::arg("collective") = "allreduce", py::arg("engine") = "auto", py::arg("segments") = 0,
         py::arg("channels") = 0, py::arg("protocol") = "simple", py::arg("ranks") = 0, py::arg("placement") = "",
         py::arg("placement_seed") = 1, py::arg("ports") = "one", py::arg("stream") = "auto", py::arg("trace") = "",
+        py::arg("gpus_per_thread") = 1,
         "Predict time per algorithm and size; records as `collsim predict --format json`, with its defaults and "
         "options: engine 'auto' (flow on a cluster with a topology, analytic on a flat network), 'analytic', 'flow' "
         "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto'; ranks and "
         "placement ('linear', 'round-robin', 'random', with placement_seed) re-place the cluster's ranks; ports 'one' "
         "or 'unlimited' (analytic); stream 'auto', 'always' or 'never' (flow); trace: write a Chrome trace of the "
-        "flow-engine runs to this file");
+        "flow-engine runs to this file; gpus_per_thread: GPUs one host thread launches each collective on "
+        "(nccl-tests -g), as --gpus-per-thread");
 }
 
 // ---- validation ----------------------------------------------------------------------------

@@ -586,6 +586,20 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   return r;
 }
 
+void set_gpus_per_thread(PredictionRequest& r, const ClusterConfig& cluster, std::uint32_t gpus_per_thread) {
+  if (gpus_per_thread == 0) throw Error("gpus per thread: give 1 or more (nccl-tests -g)");
+  if (gpus_per_thread > 1 && cluster.runtime == CollectiveRuntime::none)
+    throw Error(fmt::format("--gpus-per-thread {}: {} names no runtime (runtime: nccl), whose kernels a thread would "
+                            "launch; leave it out, or give a GPU cluster",
+                            gpus_per_thread, cluster.name));
+  const Rank node = r.cost.ranks_per_node;
+  if (node > 0 && gpus_per_thread > node)
+    throw Error(fmt::format("--gpus-per-thread {}: more GPUs than a node of {} has ({}): one thread drives GPUs of "
+                            "its own node",
+                            gpus_per_thread, cluster.name, node));
+  r.gpus_per_thread = gpus_per_thread;
+}
+
 RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const Protocol& protocol,
                    std::uint64_t bytes) {
   const RunRuntime runtime = run_runtime(r.runtime, r.runtime_hardware, runtime_run(r, algorithm, protocol, bytes));

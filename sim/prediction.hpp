@@ -165,6 +165,12 @@ inline constexpr std::string_view kDefaultSizes = "1K,64K,1M,16M,256M,1G";
 // protocol; every algorithm. The caller then sets what its user chose.
 PredictionRequest cluster_request(const ClusterConfig& cluster);
 
+// Sets request.gpus_per_thread (nccl-tests -g) for `cluster`, as predict's --gpus-per-thread and
+// the Python module's gpus_per_thread: 1 always; more only where the cluster names a runtime
+// (its kernels are what one thread launches) and no more than a node's GPUs (a thread drives
+// GPUs of its own node). Throws Error naming the problem.
+void set_gpus_per_thread(PredictionRequest& request, const ClusterConfig& cluster, std::uint32_t gpus_per_thread);
+
 // The priced run of `algorithm` on `bytes` under `request` with `protocol`: its cluster, gamma,
 // protocol and the cluster's runtime for that algorithm, protocol and size (sim/runtime.hpp).
 RunCosts run_costs(const PredictionRequest& request, std::string_view algorithm, const Protocol& protocol,

@@ -120,8 +120,12 @@ def test_predict_takes_the_command_lines_options():
     analytic = collsim.predict(cluster, "ring", "1M", engine="analytic", ports="unlimited")
     assert analytic == cli_json("predict", "--preset", "dgx-h100", "--algo", "ring", "--bytes", "1M",
                                 "--engine", "analytic", "--ports", "unlimited")
+    threaded = collsim.predict(cluster, "ring", "8", gpus_per_thread=8)
+    assert threaded == cli_json("predict", "--preset", "dgx-h100", "--algo", "ring", "--bytes", "8",
+                                "--gpus-per-thread", 8)
+    assert threaded[0]["time_s"] > collsim.predict(cluster, "ring", "8")[0]["time_s"]
     for bad in [dict(engine="no-such"), dict(protocol="ll64"), dict(ports="two"), dict(stream="sometimes"),
-                dict(placement="diagonal")]:
+                dict(placement="diagonal"), dict(gpus_per_thread=9)]:
         try:
             collsim.predict(cluster, "ring", "1M", **bad)
         except ValueError as e:

@@ -25,6 +25,7 @@
 #include "sim/prediction.hpp"
 #include "sim/protocol.hpp"
 #include "sim/runtime.hpp"
+#include "sim/tuner_plugin.hpp"
 #include "sim/trace.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/link_catalog.hpp"
@@ -200,6 +201,8 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
                "proto; algorithm shows the choice){}\n\n",
                fmt::join(between_ranks, ", "), in_switches, to_string(r.engine), collnet_off);
+    if (r.tuner != TunerPlugin::none)
+      fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
   }
 }
 

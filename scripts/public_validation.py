@@ -489,6 +489,21 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   point-to-point figure gives, so the TCPXO rows stay the worst class (79%; 75% before `nccl-tree`,
   whose tree crosses the network once between two nodes where the flat two-tree crossed it at
   several levels and so hid part of the missing cost).
+- **Who chose the algorithm (EFA).** The p5 runs loaded aws-ofi-nccl's tuner plugin
+  (`NCCL_TUNER_PLUGIN` in the job; v1.16.3 in its Dockerfile), whose region tuner, and not NCCL's
+  model, picks the algorithm and protocol of an allreduce on 3 or more p5 nodes: polygons in the
+  plane of (bytes, ranks) in `src/tuner/nccl_ofi_regions.cpp`. The runs' busbw steps fall where its
+  regions change protocol (4 nodes: 280 GB/s at 1 GiB on the ring with LL128, 348 at 2 GiB with
+  Simple; 8 nodes between 2 and 4 GiB; 16 nodes NVLS-tree at 4 GiB and the ring with Simple at
+  8). The preset says so (`runtime: tuner: aws-ofi-nccl-p5`, sim/tuner_plugin.hpp) and
+  `--algo nccl` runs the plugin's choice there: NCCL's tree with LL128 up to 32-320 MiB by ranks,
+  where collsim's fastest ran the ring (aws-p5-16n-128m -59% -> -36%, aws-p5-32n-256m -57% ->
+  -35%, aws-p5-16n-4g -11% -> -2%). EFA's 1-128 MiB median went from 52.3% to 44.9% and its
+  >= 256 MiB from 14.7% to 13.2%. What is left there is the protocol's rate, not the choice: the
+  runs' ring with LL128 levels off at 270-280 GB/s on 4-32 nodes, 0.78 of their ring with Simple
+  (347-357), where collsim's LL128 ring gives 340 (NCCL's model's 0.92 of Simple), and their tree
+  with LL128 at 16-32 nodes moves 0.6-0.7 of what collsim's does; no published EFA figure says
+  why (LL128 over EFA needs the provider's in-order 128-byte writes, platform-aws.cpp).
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's

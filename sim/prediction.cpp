@@ -18,6 +18,7 @@
 #include "sim/pair_pricing.hpp"
 #include "sim/protocol.hpp"
 #include "sim/runtime.hpp"
+#include "sim/tuner_plugin.hpp"
 
 namespace collsim {
 namespace {
@@ -428,8 +429,24 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
   return *best;
 }
 
-// "nccl": each of NCCL's algorithms that runs here, with every protocol, the fastest kept.
+// The tuner plugin's choice for "nccl" at `bytes`, among the candidates that run here; none
+// where the cluster has no plugin or it leaves the choice to NCCL.
+std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64_t bytes) {
+  if (r.tuner == TunerPlugin::none) return std::nullopt;
+  const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
+  const Rank per_node = std::max<Rank>(1, r.cost.ranks_per_node);
+  return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, (r.ranks + per_node - 1) / per_node,
+                             [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); });
+}
+
+// "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
+// algorithms that runs here, with every protocol, the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
+  if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes)) {
+    PredictionRecord rec = predict_with(r, find_protocol(pick->protocol), std::string(pick->algorithm), bytes);
+    rec.algorithm = kNcclChoice;
+    return rec;
+  }
   PredictionRequest every_protocol = r;
   every_protocol.protocol.reset();
   std::optional<PredictionRecord> best;
@@ -581,6 +598,7 @@ PredictionRequest cluster_request(const ClusterConfig& cluster) {
   r.runtime = cluster.runtime;
   r.runtime_hardware = cluster.runtime_hardware;
   r.collnet_enabled = cluster.collnet_enabled;
+  r.tuner = cluster.tuner;
   r.host_issue = cluster.host_issue;
   r.engine = default_engine(cluster.topology);
   return r;

@@ -142,6 +142,9 @@ struct PredictionRequest {
   CollectiveRuntime runtime = CollectiveRuntime::none;
   RuntimeHardware runtime_hardware;  // the GPUs its rate caps are chosen by
   bool collnet_enabled = false;      // whether "nccl" considers collnet (ClusterConfig::collnet_enabled)
+  // The plugin that chooses "nccl"'s algorithm and protocol where it answers (sim/tuner_plugin.hpp;
+  // ClusterConfig::tuner); elsewhere, and without one, "nccl" keeps the fastest.
+  TunerPlugin tuner = TunerPlugin::none;
   HostIssue host_issue;              // a host that issues every transfer (ClusterConfig::host_issue)
   // GPUs whose kernels one host thread launches for each collective (nccl-tests -g): with a
   // runtime, a collective pays (G - 1) kernel launch calls more (sim/runtime.hpp,

@@ -324,16 +324,28 @@ CollectiveRuntime runtime_library(const ConfigReader& in, const YAML::Node& v, c
   return CollectiveRuntime::none;
 }
 
+TunerPlugin tuner_plugin(const ConfigReader& in, const YAML::Node& v) {
+  const std::string name = in.text(v, "runtime.tuner");
+  if (name == "aws-ofi-nccl-p5") return TunerPlugin::aws_ofi_nccl_p5;
+  if (name != "none")
+    in.fail(v, fmt::format("'runtime.tuner' must be aws-ofi-nccl-p5 (aws-ofi-nccl's region tuner on AWS p5/p5e) or "
+                           "none, got '{}'",
+                           name));
+  return TunerPlugin::none;
+}
+
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
 // are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp),
-// and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1).
+// and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1) and tuner: aws-ofi-nccl-p5 (the
+// plugin that chooses NCCL's algorithm and protocol: sim/tuner_plugin.hpp).
 void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c) {
   if (!r.IsMap()) {
     c.runtime = runtime_library(in, r, "runtime");
     return;
   }
-  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu", "collnet_enable"});
+  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner"});
   if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
+  if (const YAML::Node tuner = r["tuner"]) c.tuner = tuner_plugin(in, tuner);
   c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");
   const YAML::Node cc = in.require(r, "compute_capability", "runtime");
   const double x = in.number(cc, "runtime.compute_capability", false);

@@ -24,6 +24,11 @@ namespace collsim {
 // alone: CPU MPI clusters, teaching what-ifs) or NCCL (`runtime: nccl`, GPU clusters).
 enum class CollectiveRuntime : std::uint8_t { none, nccl };
 
+// A tuner plugin that makes NCCL's choice of algorithm and protocol in place of NCCL's own model
+// (the `runtime:` map's `tuner:`; sim/tuner_plugin.hpp): none, or aws-ofi-nccl's region tuner
+// on AWS p5/p5e instances (`tuner: aws-ofi-nccl-p5`).
+enum class TunerPlugin : std::uint8_t { none, aws_ofi_nccl_p5 };
+
 // What the runtime's rate caps depend on (sim/runtime.hpp), from the config's `runtime:` map:
 // the GPUs' CUDA compute capability (NCCL picks its per-channel bandwidth tables by it) and
 // whether the hosts are AMD (NCCL's LL bandwidth across nodes has a row for AMD hosts and one
@@ -77,6 +82,8 @@ struct ClusterConfig {
   // NCCL 2.30 runs it only with NCCL_COLLNET_ENABLE=1 or ncclConfig_t.collnetEnable = 1 (src/init.cc:
   // any other value is set to 0), so false by default and with `runtime: nccl` alone.
   bool collnet_enabled = false;
+  // The `runtime:` map's tuner: the plugin that chooses NCCL's algorithm and protocol, if any.
+  TunerPlugin tuner = TunerPlugin::none;
   // A calibrated config's `calibration:` field (topology form): false when its fit is not
   // to be trusted, with the reasons.
   bool calibration_reliable = true;

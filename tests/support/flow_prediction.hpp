@@ -20,6 +20,7 @@ inline std::vector<PredictionRecord> flow_prediction(const ClusterConfig& c, std
   r.cost = c.cost;
   r.topology = c.topology;
   r.collnet_enabled = c.collnet_enabled;
+  r.tuner = c.tuner;
   r.engine = EngineKind::flow;
   return predict(r);
 }

@@ -1,0 +1,135 @@
+// sim/tuner_plugin.cpp — tuner plugins' choices (sim/tuner_plugin.hpp): aws-ofi-nccl's p5
+// regions, and the plane geometry that finds the region holding a point.
+#include "sim/tuner_plugin.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace collsim {
+namespace {
+
+// A point of the plugin's plane: x is the message's bytes, y the communicator's ranks.
+struct Point {
+  double x = 0;
+  double y = 0;
+};
+
+struct Region {
+  std::string_view algorithm;
+  std::string_view protocol;
+  std::vector<Point> vertices;  // in order round the polygon
+};
+
+// The plugin's far corner (include/tuner/nccl_ofi_tuner_region.h: TUNER_MAX_SIZE 100 GiB,
+// TUNER_MAX_RANKS 1024 x 1024), which its open regions extend to.
+constexpr double kMaxSize = 100.0 * 1024 * 1024 * 1024;
+constexpr double kMaxRanks = 1024.0 * 1024;
+constexpr Point kFarCorner{kMaxSize, kMaxRanks};
+// The plugin's tolerance for a point on an edge (is_inside_region's eps).
+constexpr double kOnEdge = 1e-10;
+
+// The plugin's extend_region: the point where the line through a and b leaves the box below
+// and left of z (on z's x where the line is still under z's y there, else on z's y).
+Point extend(Point a, Point b, Point z) {
+  if (a.x == b.x) return {a.x, z.y};
+  if (a.y == b.y) return {z.x, a.y};
+  const double slope = (a.y - b.y) / (a.x - b.x);
+  const double at_zero = b.y - slope * b.x;
+  const double y_at_zx = slope * z.x + at_zero;
+  if (y_at_zx < z.y) return {z.x, y_at_zx};
+  return {(z.y - at_zero) / slope, z.y};
+}
+
+double distance_to_segment(Point p, Point a, Point b) {
+  const double dx = b.x - a.x;
+  const double dy = b.y - a.y;
+  const double length2 = dx * dx + dy * dy;
+  const double t = length2 == 0 ? 0 : std::clamp(((p.x - a.x) * dx + (p.y - a.y) * dy) / length2, 0.0, 1.0);
+  return std::hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
+}
+
+// Inside or on an edge (the plugin counts both as the region's); even-odd rule inside, so a
+// region of no area (a segment, as some of the plugin's are) holds only the points on it.
+bool holds(const Region& region, Point p) {
+  const std::vector<Point>& v = region.vertices;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (distance_to_segment(p, v[i], v[(i + 1) % v.size()]) < kOnEdge) return true;
+  bool inside = false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const Point a = v[i];
+    const Point b = v[(i + 1) % v.size()];
+    if ((a.y > p.y) == (b.y > p.y)) continue;
+    const double x_at_py = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+    if (p.x < x_at_py) inside = !inside;
+  }
+  return inside;
+}
+
+// aws-ofi-nccl v1.16.3, src/tuner/nccl_ofi_regions.cpp, region_init_internal_p5_p5e, the
+// allreduce regions for nRanks == 8 x nNodes, in the plugin's order (the first that holds a
+// point wins). NCCL_ALGO_TREE is collsim's nccl-tree, NCCL_ALGO_RING its ring, NCCL_ALGO_NVLS_TREE
+// its nvls-tree.
+const std::vector<Region>& p5_allreduce_8_per_node() {
+  static const std::vector<Region> regions = [] {
+    const Point tree_ll128_far = extend({402653184, 2048}, {402653184, 4096}, kFarCorner);
+    const Point nvlstree_simple_far_1 = extend({8053063680, 160}, {9663676416, 192}, kFarCorner);
+    const Point nvlstree_simple_far_2 = extend({402653184, 2048}, {402653184, 4096}, kFarCorner);
+    const Point ring_simple_far = extend({8053063680, 160}, {9663676416, 192}, kFarCorner);
+    return std::vector<Region>{
+        {"nccl-tree", "ll128",
+         {{0, 16}, {31457280, 16}, {37748736, 32}, {117440512, 64}, {301989888, 128}, {301989888, 256},
+          {335544320, 512}, {536870912, 1024}, {402653184, 2048}, {402653184, 4096}, tree_ll128_far,
+          {0, tree_ll128_far.y}}},
+        {"nvls-tree", "simple", {{31457281, 16}, {kMaxSize, 16}, {31457281, 16}}},
+        {"ring", "ll128",
+         {{31457280, 17}, {1073741824, 17}, {2147483648, 64}, {2147483648, 128}, {1342177280, 160},
+          {2147483648, 256}, {1074790400, 256}, {444596224, 160}, {301989888, 128}, {117440512, 64},
+          {37748736, 32}}},
+        {"nvls-tree", "simple",
+         {{2147483648, 128}, {6442450944, 128}, {8053063680, 160}, {9663676416, 192}, nvlstree_simple_far_1,
+          nvlstree_simple_far_2, {402653184, 4096}, {402653184, 2048}, {536870912, 1024}, {335544320, 512},
+          {301989888, 256}, {310378496, 160}, {444596224, 160}, {1074790400, 256}, {2684354560, 256},
+          {2147483648, 224}, {1342177280, 160}}},
+        {"ring", "simple",
+         {{1073741824, 17}, {ring_simple_far.x, 17}, ring_simple_far, {9663676416, 192}, {8053063680, 160},
+          {2684354560, 64}, {1610612736, 32}}},
+    };
+  }();
+  return regions;
+}
+
+std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t bytes, Rank ranks, Rank nodes,
+                                           const std::function<bool(std::string_view)>& runs_here) {
+  // region_get_coll_info_internal_v3: on 2 nodes or fewer, NCCL's own tuning.
+  if (collective != Collective::allreduce || nodes <= 2 || ranks != 8 * nodes) return std::nullopt;
+  const Point point{double(bytes), double(ranks)};
+  for (const Region& region : p5_allreduce_8_per_node())
+    if (runs_here(region.algorithm) && holds(region, point)) return TunerChoice{region.algorithm, region.protocol};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<TunerChoice> tuner_plugin_choice(TunerPlugin plugin, Collective collective, std::uint64_t bytes,
+                                               Rank ranks, Rank nodes,
+                                               const std::function<bool(std::string_view)>& runs_here) {
+  switch (plugin) {
+    case TunerPlugin::none: return std::nullopt;
+    case TunerPlugin::aws_ofi_nccl_p5: return aws_ofi_nccl_p5(collective, bytes, ranks, nodes, runs_here);
+  }
+  return std::nullopt;
+}
+
+std::string_view tuner_plugin_name(TunerPlugin plugin) {
+  return plugin == TunerPlugin::aws_ofi_nccl_p5 ? "aws-ofi-nccl-p5" : "none";
+}
+
+std::string_view tuner_plugin_scope(TunerPlugin plugin) {
+  return plugin == TunerPlugin::aws_ofi_nccl_p5
+             ? "aws-ofi-nccl's region tuner on p5 (v1.16.3, src/tuner/nccl_ofi_regions.cpp) chooses NCCL's algorithm "
+               "and protocol for allreduce on 3 or more nodes of 8 GPUs; NCCL's own choice (the fastest) elsewhere"
+             : "";
+}
+
+}  // namespace collsim

@@ -311,7 +311,8 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
     out.step.by_transport[std::size_t(Transport::pci)] = hw_s(kPci, family, proto);
     out.step.by_transport[std::size_t(Transport::net)] = hw_s(kNet, family, proto);
     if (hardware.compute_capability > 0) {
-      out.rate.channels = nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks);
+      // NCCL lowers its own channel count by size and never raises it (MAXCHANNELS at most).
+      out.rate.channels = std::min(nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks), kNcclMaxChannels);
       out.rate.cap_Bps = rate_cap_Bps(family, proto, out.rate.channels, hardware, nodes);
       out.rate.link_share = link_share(family, proto, nodes);
     }

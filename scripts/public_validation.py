@@ -499,7 +499,11 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   `--algo nccl` runs the plugin's choice there: NCCL's tree with LL128 up to 32-320 MiB by ranks,
   where collsim's fastest ran the ring (aws-p5-16n-128m -59% -> -36%, aws-p5-32n-256m -57% ->
   -35%, aws-p5-16n-4g -11% -> -2%). EFA's 1-128 MiB median went from 52.3% to 44.9% and its
-  >= 256 MiB from 14.7% to 13.2%. What is left there is the protocol's rate, not the choice: the
+  >= 256 MiB from 14.7% to 13.2%. The plugin also sets NCCL's buffers on p5 (NCCL_BUFFSIZE 8 MiB,
+  NVLS and NVLS-tree chunks of 512 KiB: platform-aws.cpp; the job sets NCCL_BUFFSIZE too), which
+  the preset now gives (`runtime: buffsize, nvls_chunksize, nvlstree_max_chunksize`): fewer,
+  larger loops, so the 2-node NVLS-tree rows at 512 MiB-2 GiB went from 8.4-0.8% fast to within
+  -3.6..+0.7% and aws-p5-32n-512m from -46.7% to -43.0%. What is left there is the protocol's rate, not the choice: the
   runs' ring with LL128 levels off at 270-280 GB/s on 4-32 nodes, 0.78 of their ring with Simple
   (347-357), where collsim's LL128 ring gives 340 (NCCL's model's 0.92 of Simple), and their tree
   with LL128 at 16-32 nodes moves 0.6-0.7 of what collsim's does; no published EFA figure says

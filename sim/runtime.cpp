@@ -135,8 +135,13 @@ constexpr std::uint64_t kNvlsMaxHeads = 32;
 // of ring", for a Simple ring allreduce across nodes with at least 64 bytes per channel and rank.
 constexpr double kRingPlateauBeforeAmpere = 1.9, kRingPlateau = 1.4;
 
-std::uint64_t ring_chunk_bytes(Proto proto) {
-  const std::uint64_t step = kBufferBytes[proto] / kNcclSteps;
+// A protocol's connection buffer: NCCL_BUFFSIZE sets Simple's (init.cc, computeBuffSizes).
+std::uint64_t buffer_bytes(Proto proto, const NcclEnvironment& env) {
+  return proto == kSimple && env.buffsize > 0 ? env.buffsize : kBufferBytes[proto];
+}
+
+std::uint64_t ring_chunk_bytes(Proto proto, const NcclEnvironment& env) {
+  const std::uint64_t step = buffer_bytes(proto, env) / kNcclSteps;
   if (proto == kLL) return step / 2;
   if (proto == kLL128) return step / 16 * 15;
   return step * kRingChunkSteps;
@@ -221,16 +226,26 @@ std::uint64_t nvls_channel_bytes(std::uint64_t bytes, std::uint32_t channels, st
   return std::min(bytes, cells_per_channel * cell);
 }
 
-// calcCollChunking's NVLS and NVLS_TREE branches for a channel of `bytes` with `heads` heads.
-std::uint64_t nvls_chunk_bytes(bool tree, std::uint64_t bytes, std::uint64_t heads, Rank nodes) {
-  std::uint64_t chunk = kNvlsChunk;
+// calcCollChunking's NVLS and NVLS_TREE branches for a channel of `bytes` with `heads` heads,
+// from the chunk sizes ncclNvlsTuning sets (nvls.cc: NCCL_NVLS_CHUNKSIZE, else 128 KiB; the
+// tree's NCCL_NVLSTREE_MAX_CHUNKSIZE, else 64 KiB on 4 nodes or more and the NVLS chunk below).
+std::uint64_t nvls_chunk_bytes(bool tree, std::uint64_t bytes, std::uint64_t heads, Rank nodes,
+                               const NcclEnvironment& env) {
+  const std::uint64_t nvls_chunk = env.nvls_chunksize > 0 ? env.nvls_chunksize : kNvlsChunk;
   if (!tree) {
+    // NVLS starts from the Simple buffer's step, at most the NVLS chunk.
+    std::uint64_t chunk = std::min(buffer_bytes(kSimple, env) / kNcclSteps, nvls_chunk);
     if (bytes < 64 * heads * chunk && chunk > (64 << 10)) chunk = 64 << 10;
     if (bytes < 8 * heads * chunk && chunk > (32 << 10)) chunk = 32 << 10;
     if (bytes < 2 * heads * chunk && chunk > (16 << 10)) chunk = 16 << 10;
     return chunk;
   }
-  if (nodes >= 4) chunk = std::min(chunk, kNvlsTreeChunkFourNodes);
+  const std::uint64_t tree_max = env.nvlstree_max_chunksize > 0 ? env.nvlstree_max_chunksize
+                                 : nodes >= 4                    ? kNvlsTreeChunkFourNodes
+                                                                 : nvls_chunk;
+  std::uint64_t chunk = std::min(nvls_chunk, tree_max);
+  if (bytes < 32 * heads * chunk && chunk > (256 << 10)) chunk = 256 << 10;
+  if (bytes < 16 * heads * chunk && chunk > (128 << 10)) chunk = 128 << 10;
   if (bytes < 4 * heads * chunk && chunk > (64 << 10)) chunk = 64 << 10;
   if (bytes < 1 * heads * chunk && chunk > (32 << 10)) chunk = 32 << 10;
   return chunk;
@@ -250,7 +265,7 @@ RuntimePipeline nccl_nvls_pipeline(const RuntimeRun& run, const RuntimeHardware&
   RuntimePipeline p;
   const std::uint32_t channels = cc >= 100 ? kNvlsChannelsBlackwellOneNode : kNvlsChannelsHopper;
   const std::uint64_t per_channel = nvls_channel_bytes(run.bytes, channels, p.channels);
-  const std::uint64_t chunk = nvls_chunk_bytes(tree, per_channel, heads, run.nodes);
+  const std::uint64_t chunk = nvls_chunk_bytes(tree, per_channel, heads, run.nodes, hardware.environment);
   // device/all_reduce.h, NVLS and NVLS_TREE: a loop moves heads x chunk of a channel's part; the
   // last one shrinks its chunk to what is left over the heads, rounded up to 16 KiB (NVLS on one
   // node: "alignUp(divUp(remCount, nvls->nHeads), 16384 / sizeof(T))") or 16 bytes (NVLS-tree).
@@ -271,7 +286,7 @@ std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& 
   return std::uint32_t(std::clamp<std::uint64_t>(fits, 1, std::numeric_limits<std::uint32_t>::max()));
 }
 
-RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step) {
+RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step, const NcclEnvironment& env) {
   const bool rs_or_ag = run.collective == Collective::reduce_scatter || run.collective == Collective::allgather;
   if (run.algorithm != "ring" || run.ranks < 2 || !(run.collective == Collective::allreduce || rs_or_ag)) return {};
   const Proto proto = proto_of(run.protocol);
@@ -281,7 +296,7 @@ RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step) {
   // device/all_reduce.h, runRing: a loop moves ranks x chunk of a channel's part; the last one
   // shrinks its chunk to what is left / ranks, so a part below one loop runs one, small chunks.
   const std::uint64_t per_channel = ceil_div(std::max<std::uint64_t>(run.bytes, 1), p.channels);
-  const std::uint64_t chunk = ring_chunk_bytes(proto);
+  const std::uint64_t chunk = ring_chunk_bytes(proto, env);
   p.loops = std::max<std::uint64_t>(ceil_div(per_channel, ranks * chunk), 1);
   p.chunk_bytes = p.loops == 1 ? ceil_div(per_channel, ranks) : chunk;
   p.slices = proto == kSimple ? std::uint32_t(kRingChunkSteps / kRingSliceSteps) : 1;
@@ -316,7 +331,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
       out.rate.cap_Bps = rate_cap_Bps(family, proto, out.rate.channels, hardware, nodes);
       out.rate.link_share = link_share(family, proto, nodes);
     }
-    out.pipeline = nccl_pipeline(run, out.step);
+    out.pipeline = nccl_pipeline(run, out.step, hardware.environment);
     out.fixed_s += out.pipeline.extra_sync_s;
     if (plateau_applies(run, hardware, out.pipeline)) scale_latencies(out, hardware.compute_capability < 80 ? kRingPlateauBeforeAmpere : kRingPlateau);
   } else {

@@ -88,7 +88,8 @@ std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& 
 // NCCL's pipeline for `run` (ring allreduce, reduce-scatter and allgather; inactive for the
 // rest): its channels, chunk, loops and slices, and the flag waits beyond one per step priced
 // with `step` (enqueue.cc calcCollChunking, device/all_reduce.h runRing).
-RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step);
+// `env`: the Simple buffer the runs set (NCCL_BUFFSIZE; none: NCCL's 4 MiB).
+RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step, const NcclEnvironment& env = {});
 
 // NCCL's NVLS or NVLS-tree pipeline for `run` (allreduce; inactive for the rest, and without
 // `hardware`'s compute capability, which sets the channels): its channels, chunk and loops per

@@ -334,6 +334,25 @@ TunerPlugin tuner_plugin(const ConfigReader& in, const YAML::Node& v) {
   return TunerPlugin::none;
 }
 
+// A size NCCL's environment takes in bytes: a whole number from 4 KiB to 1 GiB.
+std::uint64_t nccl_env_bytes(const ConfigReader& in, const YAML::Node& v, const std::string& field) {
+  const double x = in.number(v, field, false);
+  if (x != std::floor(x) || x < 4096 || x > double(1ull << 30))
+    in.fail(v, fmt::format("'{}' must be a whole number of bytes from 4096 to 1073741824, as NCCL's environment "
+                           "takes it (got {})",
+                           field, x));
+  return std::uint64_t(x);
+}
+
+// buffsize, nvls_chunksize, nvlstree_max_chunksize: NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE and
+// NCCL_NVLSTREE_MAX_CHUNKSIZE as the cluster's runs set them (NcclEnvironment).
+void read_nccl_environment(const ConfigReader& in, const YAML::Node& r, NcclEnvironment& env) {
+  if (const YAML::Node v = r["buffsize"]) env.buffsize = nccl_env_bytes(in, v, "runtime.buffsize");
+  if (const YAML::Node v = r["nvls_chunksize"]) env.nvls_chunksize = nccl_env_bytes(in, v, "runtime.nvls_chunksize");
+  if (const YAML::Node v = r["nvlstree_max_chunksize"])
+    env.nvlstree_max_chunksize = nccl_env_bytes(in, v, "runtime.nvlstree_max_chunksize");
+}
+
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
 // are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp),
 // and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1) and tuner: aws-ofi-nccl-p5 (the
@@ -343,7 +362,10 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
     c.runtime = runtime_library(in, r, "runtime");
     return;
   }
-  in.only_keys(r, "runtime", {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner"});
+  in.only_keys(r, "runtime",
+               {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner", "buffsize", "nvls_chunksize",
+                "nvlstree_max_chunksize"});
+  read_nccl_environment(in, r, c.runtime_hardware.environment);
   if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
   if (const YAML::Node tuner = r["tuner"]) c.tuner = tuner_plugin(in, tuner);
   c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");

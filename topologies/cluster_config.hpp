@@ -33,9 +33,20 @@ enum class TunerPlugin : std::uint8_t { none, aws_ofi_nccl_p5 };
 // the GPUs' CUDA compute capability (NCCL picks its per-channel bandwidth tables by it) and
 // whether the hosts are AMD (NCCL's LL bandwidth across nodes has a row for AMD hosts and one
 // for all others). compute_capability 0: not given (`runtime: nccl` alone), no rate caps.
+// Buffer and chunk sizes a cluster's runs set in NCCL's environment (the `runtime:` map's
+// buffsize, nvls_chunksize, nvlstree_max_chunksize: NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE,
+// NCCL_NVLSTREE_MAX_CHUNKSIZE), which set its pipelines' chunks (sim/runtime.hpp); 0: NCCL's
+// default (4 MiB; 128 KiB; the NVLS chunk, or 64 KiB on 4 nodes or more).
+struct NcclEnvironment {
+  std::uint64_t buffsize = 0;
+  std::uint64_t nvls_chunksize = 0;
+  std::uint64_t nvlstree_max_chunksize = 0;
+};
+
 struct RuntimeHardware {
   std::uint32_t compute_capability = 0;  // major x 10 + minor: 90 for an H100
   bool amd_hosts = false;
+  NcclEnvironment environment;  // what the runs set; the GPUs' constants take none of it
 };
 
 // A host that issues the schedule's transfers one by one (a calibrated config's `host_issue:`,

@@ -333,6 +333,52 @@ TEST_CASE("NCCL's NVLS pipeline: its channels, chunk by size, loops of heads x c
   CHECK(nccl("ring", simple, 1, 8, 1ull << 30, hopper).pipeline.segments == 0);
 }
 
+TEST_CASE("NCCL's environment sets its pipelines' chunks: NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE, NVLSTREE_MAX") {
+  const Protocol &ll128 = find_protocol("ll128"), &simple = simple_protocol();
+  RuntimeHardware p5{90, true};
+  p5.environment = {8 << 20, 512 << 10, 512 << 10};  // aws-ofi-nccl's p5 settings
+  // Simple ring: an 8 MiB buffer makes 4 MiB chunks (8 MiB / 8 steps x 4): 4 GiB on 8 ranks
+  // runs 2 loops where NCCL's 4 MiB buffer runs 4, 3 more waits per step in place of 7.
+  RuntimePipeline p = nccl("ring", simple, 1, 8, 4ull << 30, p5).pipeline;
+  CHECK(p.chunk_bytes == 4u << 20);
+  CHECK(p.loops == 2);
+  CHECK(p.extra_sync_s == Approx(3 * 14 * 3.4e-6));
+  // The buffer is Simple's: LL128's chunk stays 576,000 bytes.
+  CHECK(nccl("ring", ll128, 1, 8, 8ull << 30, p5).pipeline.chunk_bytes == 576000);
+  // NVLS: the Simple step (1 MiB) capped at NCCL_NVLS_CHUNKSIZE 512 KiB, then halved by a
+  // channel's bytes against 64 / 8 / 2 x 8 heads x chunk: at 1 GiB a channel's 64 MiB is below
+  // 64 x 8 x 512 KiB = 256 MiB, so 64 KiB (NCCL's 128 KiB default kept 128 KiB there); at 16 GiB
+  // (1 GiB a channel) 512 KiB stays, 256 loops where 128 KiB made 1,024.
+  CHECK(nccl("nvls", simple, 1, 8, 1ull << 30, p5).pipeline.chunk_bytes == 64u << 10);
+  p = nccl("nvls", simple, 1, 8, 16ull << 30, p5).pipeline;
+  CHECK(p.chunk_bytes == 512u << 10);
+  CHECK(p.loops == 256);
+  // NVLS-tree on 4 nodes: NVLSTREE_MAX 512 KiB in place of 64 KiB, then halved by a channel's
+  // bytes against 32 / 16 / 4 / 1 x 8 heads x chunk: 4 GiB (256 MiB a channel) keeps 512 KiB;
+  // 1 GiB (64 MiB, below 32 x 8 x 512 KiB) 256 KiB; 256 MiB (16 MiB, below 16 x 8 x 256 KiB) 128 KiB.
+  CHECK(nccl("nvls-tree", simple, 4, 8, 4ull << 30, p5).pipeline.chunk_bytes == 512u << 10);
+  CHECK(nccl("nvls-tree", simple, 4, 8, 1ull << 30, p5).pipeline.chunk_bytes == 256u << 10);
+  CHECK(nccl("nvls-tree", simple, 4, 8, 256u << 20, p5).pipeline.chunk_bytes == 128u << 10);
+  // NCCL's defaults where the environment says nothing (the tests above).
+  CHECK(nccl("nvls-tree", simple, 4, 8, 4ull << 30, RuntimeHardware{90, true}).pipeline.chunk_bytes == 64u << 10);
+}
+
+TEST_CASE("a config's NCCL environment is read in bytes, or refused saying what NCCL takes") {
+  const std::string base = "name: s\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n"
+                           "nodes: {count: 1, gpus_per_node: 8, switch: nvswitch, gpu_link: nv}\ngamma_s_per_byte: 0\n"
+                           "runtime: {library: nccl, compute_capability: 9.0, host_cpu: amd";
+  const ClusterConfig c =
+      parse_cluster_config(base + ", buffsize: 8388608, nvls_chunksize: 524288, nvlstree_max_chunksize: 262144}\n", "s.yaml");
+  CHECK(c.runtime_hardware.environment.buffsize == 8u << 20);
+  CHECK(c.runtime_hardware.environment.nvls_chunksize == 512u << 10);
+  CHECK(c.runtime_hardware.environment.nvlstree_max_chunksize == 256u << 10);
+  CHECK(parse_cluster_config(base + "}\n", "s.yaml").runtime_hardware.environment.buffsize == 0);
+  REQUIRE_THAT(test::config_error(base + ", buffsize: 100}\n"),
+               Catch::Contains("'runtime.buffsize' must be a whole number of bytes from 4096 to 1073741824"));
+  REQUIRE_THAT(test::config_error(base + ", nvls_chunksize: 150000.5}\n"),
+               Catch::Contains("'runtime.nvls_chunksize' must be a whole number of bytes"));
+}
+
 namespace {
 // One node of 8 GPUs on an NVSwitch that reduces far faster than its links (nvlink4 at NCCL's
 // 18 x 20.6 GB/s, latency 0), gamma 0, NCCL's runtime on Hopper.

@@ -63,26 +63,34 @@ void print_table(const ExecutionJob& job, const std::vector<Measurement>& ms) {
              to_string(job.request.collective), job.request.ranks, job.request.ranks == 1 ? "" : "s", job.backend, job.iterations, job.warmup,
              job.request.channels > 1 ? fmt::format("channels: {} (ring, tree, two-tree, nccl-tree)\n", job.request.channels) : "",
              emulation_note(job, ms));
-  fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11} {:>11}\n", "size", "algorithm", "min", "median", "max",
-             "algbw GB/s", "busbw GB/s");
+  // The GPU backends time the host's issue too: its median beside the whole.
+  const bool issued = std::ranges::any_of(ms, [](const Measurement& m) { return !m.issue_s.empty(); });
+  if (issued)
+    fmt::print("host issue: the median time the host took to enqueue one execution, of the median above (the rest is "
+               "the GPU's work left after it and the wait for the streams)\n");
+  fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11} {:>11}{}\n", "size", "algorithm", "min", "median", "max",
+             "algbw GB/s", "busbw GB/s", issued ? fmt::format(" {:>11}", "host issue") : "");
   std::uint64_t previous = ~0ull;
   for (const Measurement& m : ms) {
     if (m.bytes != previous && previous != ~0ull) fmt::print("\n");
     // On one rank no data crosses a link: the copy has an algbw, the bus none.
-    fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11.3f} {:>11}\n", m.bytes != previous ? format_size(m.bytes) : "",
+    fmt::print("{:>10}  {:<19} {:>10} {:>11} {:>10} {:>11.3f} {:>11}{}\n", m.bytes != previous ? format_size(m.bytes) : "",
                m.algorithm, format_seconds(m.min_s()), format_seconds(m.median_s()), format_seconds(m.max_s()),
-               m.algbw_GBps(), format_GBps_cell(m.busbw_GBps(), m.ranks > 1));
+               m.algbw_GBps(), format_GBps_cell(m.busbw_GBps(), m.ranks > 1),
+               issued ? fmt::format(" {:>11}", m.issue_s.empty() ? "-" : format_seconds(m.issue_median_s())) : "");
     previous = m.bytes;
   }
 }
 
 void print_csv(const std::vector<Measurement>& ms) {
+  // issue_median_s: the host's time to enqueue one execution (GPU backends); empty where not timed.
   fmt::print("collective,algorithm,backend,ranks,bytes,segments,transfers,iterations,min_s,median_s,max_s,algbw_GBps,"
-             "busbw_GBps,verified\n");
+             "busbw_GBps,verified,issue_median_s\n");
   for (const Measurement& m : ms)
-    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{}\n", to_string(m.collective), m.algorithm,
+    fmt::print("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{},{}\n", to_string(m.collective), m.algorithm,
                m.backend, m.ranks, m.bytes, m.segments, m.transfers, m.times_s.size(), m.min_s(), m.median_s(), m.max_s(),
-               m.algbw_GBps(), m.busbw_GBps(), m.verified ? 1 : 0);
+               m.algbw_GBps(), m.busbw_GBps(), m.verified ? 1 : 0,
+               m.issue_s.empty() ? "" : fmt::format("{:.9g}", m.issue_median_s()));
 }
 
 // One line on stderr for the case whose median is furthest above its minimum, where that is

@@ -27,6 +27,7 @@ double percentile_of(std::vector<double> values, double fraction) {
 double Measurement::min_s() const { return times_s.empty() ? 0 : *std::ranges::min_element(times_s); }
 double Measurement::max_s() const { return times_s.empty() ? 0 : *std::ranges::max_element(times_s); }
 double Measurement::median_s() const { return median_of(times_s); }
+double Measurement::issue_median_s() const { return median_of(issue_s); }
 double Measurement::algbw_GBps() const {
   const double t = median_s();
   return t > 0 ? to_GBps(double(bytes) / t) : 0;
@@ -46,6 +47,7 @@ nlohmann::json to_json(const Measurement& m) {
           {"verified", m.verified},
           {"probe_before_s", m.probe_before_s},
           {"probe_after_s", m.probe_after_s},
+          {"issue_s", m.issue_s},
           {"min_s", m.min_s()},
           {"median_s", m.median_s()},
           {"max_s", m.max_s()},
@@ -67,6 +69,7 @@ Measurement measurement_from_json(const nlohmann::json& j) {
   m.verified = j.at("verified").get<bool>();
   m.probe_before_s = j.value("probe_before_s", std::vector<double>{});
   m.probe_after_s = j.value("probe_after_s", std::vector<double>{});
+  m.issue_s = j.value("issue_s", std::vector<double>{});
   return m;
 }
 

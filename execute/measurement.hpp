@@ -30,10 +30,16 @@ struct Measurement {
   // The machine as the case met it (ExecutionJob::probe_bytes): the ping-pong one-way time of
   // ranks 0 and 1 at each probe size, just before the case and just after it.
   std::vector<double> probe_before_s, probe_after_s;
+  // The host's time to issue one execution, per timed iteration (the GPU backends: the enqueue
+  // loop alone, from its first call until it returns, before the wait for the streams); empty
+  // where the backend does not time it. Beside times_s it says whether a case was bound by the
+  // host's issue (issue close to the whole) or by the GPU's work.
+  std::vector<double> issue_s;
 
   double min_s() const;
   double median_s() const;
   double max_s() const;
+  double issue_median_s() const;  // 0 where the issue was not timed
   double algbw_GBps() const;  // bytes / median
   double busbw_GBps() const;
 };

@@ -231,6 +231,19 @@ check_run_csv() {
   return 1
 }
 
+# issue_note FILE: size by size, the mean share of a run's median time the host spent issuing it
+# (run's issue_median_s, column 15) and its issue per transfer (column 7: transfers): a share
+# near 100% says the host bound the case, a small one the GPU's work.
+issue_note() {
+  local summary
+  summary=$(tail -n +2 "$1" | awk -F, '$15 != "" && $7 > 0 && $10 > 0 {
+      share[$5] += $15 / $10; per[$5] += $15 / $7; n[$5]++ }
+    END { for (b in n) printf "%d %.0f%% %.2fus\n", b, 100 * share[b] / n[b], 1e6 * per[b] / n[b] }' | sort -n |
+    awk '{ printf "%s%s: %s of the time, %s a transfer", (NR > 1 ? "; " : ""), $1, $2, $3 }')
+  [ -n "$summary" ] && note "host issue by size (bytes): $summary"
+  return 0
+}
+
 # ---- the steps -----------------------------------------------------------------------------
 # Sized by the first H100 run (validate/results/gpu-h100-2026-11-27): there `run` at 4K..16M took
 # 3, 4 and 7 s at P = 2, 4, 8 and validate at 4K..1M 5 s at P = 8, while 256M runs and validate's
@@ -332,6 +345,7 @@ run_p() {
   bounded tool collsim run --backend cuda --ranks "$p" --algo all --bytes "$run_sizes" --iters 3 --warmup 1 --format csv > "$csv"
   rc=$?
   [ "$rc" = 0 ] || return "$rc"
+  issue_note "$csv"
   check_run_csv "$csv" "$(echo "$run_sizes" | tr , '\n' | grep -c .)"
 }
 step_run_p2() { run_p 2; }

@@ -108,14 +108,26 @@ std::string platform_name(const MachineInfo& machine, const std::string& backend
   return fmt::format("cpu-{}-{}-{}core", slug(backend), slug(machine.cpu), machine.cores);
 }
 
+bool any_issue_timed(const std::vector<ValidationRow>& rows) {
+  return std::ranges::any_of(rows, [](const ValidationRow& r) { return !std::isnan(r.measured_issue_s); });
+}
+
+namespace {
+std::string seconds_cell(double s) { return std::isnan(s) ? "" : fmt::format("{:.6e}", s); }
+}  // namespace
+
 std::string results_csv(const std::vector<ValidationRow>& rows) {
-  const bool probed = any_probed(rows);
-  std::string out = probed ? "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct,machine_drift_pct\n"
-                           : "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n";
+  const bool probed = any_probed(rows), issued = any_issue_timed(rows);
+  std::string out = "algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct";
+  if (probed) out += ",machine_drift_pct";
+  if (issued) out += ",transfers,measured_issue_s,model_issue_s";
+  out += '\n';
   for (const ValidationRow& r : rows) {
     out += fmt::format("{},{},{},{:.6e},{:.6e},{:.2f}", r.algorithm, r.ranks, r.bytes, r.predicted_s, r.measured_median_s,
                        r.error_pct());
     if (probed) out += std::isnan(r.machine_drift) ? "," : fmt::format(",{:.1f}", 100 * r.machine_drift);
+    if (issued)
+      out += fmt::format(",{},{},{}", r.transfers, seconds_cell(r.measured_issue_s), seconds_cell(r.model_issue_s));
     out += '\n';
   }
   return out;
@@ -151,6 +163,36 @@ std::string steady_summary_markdown(const std::vector<ValidationRow>& rows, unsi
 
 }  // namespace
 
+// Size by size, the host's issue against the case's whole time and against the model's issue:
+// a case whose issue is most of its time was bound by the host, one whose issue is a small part
+// by the GPU's work; a measured issue per transfer above the calibration's says the host was
+// slower at this case's enqueue than at the calibration's probe.
+std::string issue_markdown(const std::vector<ValidationRow>& rows) {
+  std::map<std::uint64_t, std::vector<const ValidationRow*>> by_size;
+  for (const ValidationRow& r : rows)
+    if (!std::isnan(r.measured_issue_s) && r.transfers > 0) by_size[r.bytes].push_back(&r);
+  std::string out =
+      "## The host's issue\n\nThe cuda backend's one host thread enqueues every transfer; each case's median time to "
+      "enqueue it (the loop alone, before the wait for the streams) against its whole time, and per transfer against "
+      "the calibration's (host_issue.per_transfer_s).\n\n"
+      "| size | cases | median time | median issue | issue / time | issue per transfer | model's per transfer |\n"
+      "|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& [bytes, cases] : by_size) {
+    std::vector<double> time, issue, share, per_transfer, model;
+    for (const ValidationRow* r : cases) {
+      time.push_back(r->measured_median_s);
+      issue.push_back(r->measured_issue_s);
+      share.push_back(r->measured_issue_s / r->measured_median_s);
+      per_transfer.push_back(r->measured_issue_s / double(r->transfers));
+      if (!std::isnan(r->model_issue_s)) model.push_back(r->model_issue_s / double(r->transfers));
+    }
+    out += fmt::format("| {} | {} | {} | {} | {:.0f}% | {} | {} |\n", format_size(bytes), cases.size(),
+                       format_seconds(median_of(time)), format_seconds(median_of(issue)), 100 * median_of(share),
+                       format_seconds(median_of(per_transfer)), model.empty() ? "-" : format_seconds(median_of(model)));
+  }
+  return out + "\n";
+}
+
 std::string results_markdown(const std::vector<ValidationRow>& rows, const std::string& preamble, unsigned cores,
                              const std::string& measured_label) {
   const ValidationSummary s = summarize(rows);
@@ -168,6 +210,7 @@ std::string results_markdown(const std::vector<ValidationRow>& rows, const std::
   out += "\n";
   const bool probed = any_probed(rows);
   if (probed) out += steady_summary_markdown(rows, cores);
+  if (any_issue_timed(rows)) out += issue_markdown(rows);
   out += fmt::format("| algorithm | ranks | size | predicted | {} | error |{}\n|---|---:|---:|---:|---:|---:|{}\n", measured_label,
                      probed ? " machine drift |" : "", probed ? "---:|" : "");
   for (const ValidationRow& r : rows) {

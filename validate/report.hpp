@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,21 @@ struct ValidationRow {
   double measured_median_s = 0;
   // The case's probes against the calibration (validate/machine_drift.hpp); NaN: not probed.
   double machine_drift = kNoProbe;
+  // The cuda backend's host (Measurement::issue_s): its median time to enqueue the case's
+  // transfers, and the model's for them (the calibration's per_transfer_s x transfers); NaN
+  // where not measured or not modelled.
+  std::size_t transfers = 0;
+  double measured_issue_s = std::numeric_limits<double>::quiet_NaN();
+  double model_issue_s = std::numeric_limits<double>::quiet_NaN();
   double error_pct() const { return 100.0 * (predicted_s - measured_median_s) / measured_median_s; }
 };
 
 // Whether any row was probed: the report then shows each case's drift and sums up the cases
 // measured on the machine as calibrated apart.
 bool any_probed(const std::vector<ValidationRow>& rows);
+// Whether any row has the host's issue timed (the cuda backend): the report then shows, size by
+// size, how much of each case's time the host spent enqueueing it.
+bool any_issue_timed(const std::vector<ValidationRow>& rows);
 // The rows whose probes stayed within kDriftTolerance (unprobed rows included).
 std::vector<ValidationRow> steady_rows(const std::vector<ValidationRow>& rows);
 

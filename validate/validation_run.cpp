@@ -200,6 +200,14 @@ void write_report(const std::filesystem::path& dir, const ValidationPlan& plan, 
             {"machine.md", machine_markdown(machine)}});
 }
 
+// The case's issue as measured (the cuda backend times it) and as the calibration models it.
+void add_host_issue(ValidationRow& row, const Measurement& m, const Calibration& c) {
+  row.transfers = m.transfers;
+  if (m.issue_s.empty()) return;
+  row.measured_issue_s = m.issue_median_s();
+  if (!c.samples.host_issue.empty()) row.model_issue_s = double(m.transfers) * c.samples.host_issue.front().seconds;
+}
+
 }  // namespace
 
 std::filesystem::path report_folder(const std::filesystem::path& out, const std::string& name) {
@@ -239,7 +247,9 @@ ValidationOutcome run_validation(const ValidationPlan& plan, const ValidationPro
     tell(progress, fmt::format("executing on {} ranks", p), double(stage), stages);
     for (const ProbedMeasurement& probed : execute_with_probes(plan, job, c, machine.cores, progress)) {
       const Measurement& m = probed.measurement;
-      outcome.rows.push_back({m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s(), probed.drift});
+      ValidationRow row{m.algorithm, p, m.bytes, predicted.at({m.algorithm, m.bytes}), m.median_s(), probed.drift};
+      add_host_issue(row, m, c);
+      outcome.rows.push_back(row);
       spreads.push_back({m.min_s(), m.max_s()});
     }
   }

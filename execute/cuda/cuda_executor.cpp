@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "execute/device/cuda_check.hpp"
 #include "execute/device/gpu_ranks.hpp"
@@ -122,7 +123,9 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   GpuRanks ranks(job.request.ranks, devices, schedule.info().address_space(), largest_reduced_receive(schedule, devices));
   CudaScheduleRun run(schedule, ranks, corrupt);
   Measurement m = measurement_of(job, "cuda", algorithm, bytes, schedule);
-  m.times_s = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); });
+  GpuIterationTimes times = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); });
+  m.times_s = std::move(times.times_s);
+  m.issue_s = std::move(times.issue_s);
   m.verified = true;
   return m;
 }

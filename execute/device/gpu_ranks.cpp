@@ -76,19 +76,22 @@ void GpuRanks::verify(const ScheduleInfo& info) {
   }
 }
 
-std::vector<double> timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
-                                         const std::function<void()>& once) {
-  std::vector<double> times;
+GpuIterationTimes timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
+                                       const std::function<void()>& once) {
+  GpuIterationTimes out;
   for (std::uint32_t i = 0; i < job.warmup + job.iterations; ++i) {
     ranks.upload_inputs(info);  // also leaves every stream idle
     const auto start = std::chrono::steady_clock::now();
     once();
+    const auto issued = std::chrono::steady_clock::now();
     ranks.synchronize();
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const auto end = std::chrono::steady_clock::now();
     ranks.verify(info);
-    if (i >= job.warmup) times.push_back(elapsed.count());
+    if (i < job.warmup) continue;
+    out.times_s.push_back(std::chrono::duration<double>(end - start).count());
+    out.issue_s.push_back(std::chrono::duration<double>(issued - start).count());
   }
-  return times;
+  return out;
 }
 
 bool apply_fault_injection() {

@@ -46,11 +46,18 @@ class GpuRanks {
   std::vector<float> readback_;
 };
 
+// The timed iterations' times (Measurement::times_s) and the host's issue in each
+// (Measurement::issue_s: `once` alone, until it returns).
+struct GpuIterationTimes {
+  std::vector<double> times_s;
+  std::vector<double> issue_s;
+};
+
 // Warm-up + timed iterations of `once` (which enqueues one execution on the ranks' streams):
 // each starts from fresh inputs with every GPU idle, is timed on the host clock from the
 // first enqueue until every stream has drained, and is verified, warm-up included.
-std::vector<double> timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
-                                         const std::function<void()>& once);
+GpuIterationTimes timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
+                                       const std::function<void()>& once);
 
 // COLLSIM_FAULT (tests, hidden): rank-exit and rank-hang act at once (the worker exits or
 // hangs); returns true for corrupt-reduction. Throws Error for an unknown fault.

@@ -475,6 +475,11 @@ TEST_CASE("measurements report nccl-tests bandwidths from the median") {
   CHECK(m.busbw_GBps() == Approx(0.5 * 2 * 3 / 4.0));
   const Measurement back = measurement_from_json(to_json(m));
   CHECK(back.times_s == m.times_s);
+  CHECK(back.issue_s.empty());
+  CHECK(m.issue_median_s() == 0);  // not timed (the CPU backends)
+  m.issue_s = {3.0e-6, 1.0e-6, 2.0e-6};
+  CHECK(m.issue_median_s() == 2.0e-6);
+  CHECK(measurement_from_json(to_json(m)).issue_s == m.issue_s);
 }
 
 TEST_CASE("mpirun oversubscribes only when there are more ranks than cores") {

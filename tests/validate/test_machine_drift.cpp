@@ -202,3 +202,27 @@ TEST_CASE("busbw against size: a measured and a predicted line per algorithm, a 
   // 1 GiB in 5.5 ms on 8 ranks: algbw 195.2 GB/s, busbw x 2(P-1)/P = 341.6 GB/s
   CHECK_THAT(svg, Catch::Contains("ring 1G: measured 342 GB/s, predicted 376 GB/s"));
 }
+
+TEST_CASE("the report shows the host's issue of the cuda backend size by size, against the time and the model") {
+  // Two cases at 4 KiB: 112 transfers issued in 560 us of 600 (host-bound), model 5 us a
+  // transfer; one at 1 MiB: 112 transfers in 560 us of 2 ms (the GPU's work).
+  std::vector<ValidationRow> rows{{"ring", 8, 4096, 500e-6, 600e-6}, {"ring", 8, 4096, 500e-6, 600e-6},
+                                  {"ring", 8, 1 << 20, 1.5e-3, 2e-3}};
+  for (ValidationRow& r : rows) {
+    r.transfers = 112;
+    r.measured_issue_s = 560e-6;
+    r.model_issue_s = 112 * 5e-6;
+  }
+  const std::string csv = results_csv(rows);
+  CHECK_THAT(csv, Catch::StartsWith("algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct,transfers,"
+                                    "measured_issue_s,model_issue_s\n"));
+  CHECK_THAT(csv, Catch::Contains(",112,5.600000e-04,5.600000e-04\n"));
+  const std::string md = results_markdown(rows, "", 2);
+  CHECK_THAT(md, Catch::Contains("## The host's issue"));
+  CHECK_THAT(md, Catch::Contains("| 4K | 2 | 600 us | 560 us | 93% | 5 us | 5 us |"));
+  CHECK_THAT(md, Catch::Contains("| 1M | 1 | 2 ms | 560 us | 28% | 5 us | 5 us |"));
+  // Rows without the issue timed (the CPU backends): no columns, no section.
+  std::vector<ValidationRow> cpu{{"ring", 2, 4096, 1e-5, 1e-5}};
+  CHECK_THAT(results_csv(cpu), Catch::StartsWith("algorithm,ranks,bytes,predicted_s,measured_median_s,error_pct\n"));
+  CHECK_THAT(results_markdown(cpu, "", 2), !Catch::Contains("host's issue"));
+}

@@ -2,8 +2,9 @@
 // every step, in the seeds' notation (seed 002), plus the trees of tree and two-tree (and
 // chain's chain); `--svg FILE` also draws the schedule (collectives/draw_svg.hpp); with
 // `--preset`/`--config` of a switchless NVLink mesh, the ring's channels on its searched rings
-// and the links each crosses; on any other cluster whose config names a runtime, where the time
-// goes: the runtime's fixed part, then each step's sync and drain (sim/step_costs.hpp), as
+// and the links each crosses; on any other cluster whose config names a runtime (or a calibrated
+// host that issues the transfers, host_issue:), where the time goes: the runtime's fixed part (or
+// the host's issue and synchronization), then each step's sync and drain (sim/step_costs.hpp), as
 // `predict --engine analytic --protocol simple` prices the same run. With `--schedule FILE` the
 // user's schedule, proved, in place of a built-in's.
 #include <cmath>
@@ -85,6 +86,9 @@ struct PricedRun {
   double schedule_s = 0;        // the analytic engine's time of the schedule, without the fixed part
   std::string predict_command;  // the predict command that prices the same run
   std::string predict_default;  // where predict's own default segments or channels differ: which
+  bool library = true;          // a collective library's runtime prices it (else only a calibrated host's issue)
+  std::size_t transfers = 0;    // the schedule's, each issued by the host where one issues them
+  double host_sync_s = 0;       // the host's synchronization, part of costs.fixed_s
 
   double total_s() const { return costs.fixed_s + schedule_s; }
   // Whether the steps follow one another, each waiting for the one before, so that they add up
@@ -131,6 +135,9 @@ PricedRun price_run(const ExplainOptions& o, const ClusterConfig& cluster, const
   r.algorithms = {s.info().algorithm};
   PricedRun p;
   p.costs = run_costs(r, s.info().algorithm, simple_protocol(), s.info().bytes);
+  p.library = cluster.runtime != CollectiveRuntime::none;
+  p.transfers = s.size();
+  p.host_sync_s = cluster.host_issue.sync_of(s.info().ranks);
   p.steps = step_costs(s, p.costs);
   for (const StepCost& step : p.steps) p.steps_s += step.time_s();
   FlowResult unused;
@@ -150,14 +157,22 @@ std::string_view transport_name(Transport t) {
   return "no transport";
 }
 
-// Before the steps: the runtime's fixed part as its own segments, and which run it is.
+// Before the steps: the runtime's fixed part as its own segments (or the host's synchronization
+// where a calibrated host issues the transfers and no library runs), and which run it is.
 void print_runtime_preface(const ScheduleInfo& info, const PricedRun& p) {
   const RuntimePipeline& pipeline = p.costs.protocol.pipeline;
-  fmt::print("runtime (NCCL 2.30, {}, {} protocol): launch + base latency {} once", info.algorithm,
-             p.costs.protocol.name, format_seconds(p.costs.fixed_s - pipeline.extra_sync_s));
-  if (pipeline.extra_sync_s > 0)
-    fmt::print("; pipeline flag waits {} ({} waits beyond one per step)", format_seconds(pipeline.extra_sync_s),
-               pipeline.extra_waits());
+  if (!p.library) {
+    fmt::print("host issue (a calibrated host: host_issue): one thread issues the {} transfers in list order, {} each, "
+               "none starting before its issue; its synchronization of the {} ranks' streams returns {} after the "
+               "GPU's last work (fixed)",
+               p.transfers, format_seconds(p.costs.issue_s), info.ranks, format_seconds(p.costs.fixed_s));
+  } else {
+    fmt::print("runtime (NCCL 2.30, {}, {} protocol): launch + base latency {} once", info.algorithm,
+               p.costs.protocol.name, format_seconds(p.costs.fixed_s - pipeline.extra_sync_s - p.host_sync_s));
+    if (pipeline.extra_sync_s > 0)
+      fmt::print("; pipeline flag waits {} ({} waits beyond one per step)", format_seconds(pipeline.extra_sync_s),
+                 pipeline.extra_waits());
+  }
   fmt::print("\ncosts: each step's slowest message alone, contention-free, in the run of `{}`{}\n\n",
              p.predict_command, p.predict_default);
 }
@@ -179,6 +194,8 @@ void print_step_cost(const StepCost& c, const StepLatency& latency) {
     add(fmt::format("{} bytes at {} ({})", c.bytes, format_rate(c.rate_Bps), format_seconds(c.drain_s)));
   }
   if (c.reduce_s > 0) add(fmt::format("reduce {}", format_seconds(c.reduce_s)));
+  if (c.issue_wait_s > 0)
+    parts = fmt::format("wait for the host's issue {}{}", format_seconds(c.issue_wait_s), parts.empty() ? "" : " + " + parts);
   std::string others;  // the transports the step's other messages cross
   for (Transport t : {Transport::nvlink, Transport::pci, Transport::net})
     if (t != c.transport && (c.transports & (1u << unsigned(t))))
@@ -206,11 +223,11 @@ nlohmann::json priced_json(const ScheduleInfo& info, const PricedRun& p) {
     if (c.slowest == kNoTransfer) continue;
     steps.push_back({{"step", k}, {"transfer", c.slowest}, {"bytes", c.bytes}, {"transport", to_string(c.transport)},
                      {"sync_s", c.sync_s}, {"startup_s", c.startup_s}, {"drain_s", c.drain_s}, {"reduce_s", c.reduce_s},
-                     {"time_s", c.time_s()}});
+                     {"issue_wait_s", c.issue_wait_s}, {"time_s", c.time_s()}});
   }
   const RuntimePipeline& pipeline = p.costs.protocol.pipeline;
   return {{"protocol", p.costs.protocol.name}, {"segments", info.segments}, {"channels", info.channels},
-          {"fixed_s", p.costs.fixed_s},
+          {"fixed_s", p.costs.fixed_s}, {"issue_per_transfer_s", p.costs.issue_s},
           {"flag_waits_s", pipeline.extra_sync_s}, {"flag_waits", pipeline.extra_waits()}, {"steps", steps},
           {"sum_of_steps_s", p.steps_s}, {"total_s", p.total_s()}, {"steps_add_up", p.steps_add_up()}};
 }
@@ -362,7 +379,8 @@ void add_cluster_options(CLI::App& app, ClusterSource& source) {
       "channels ride the rings a search over its links finds, each shown with the links it crosses; on any other "
       "cluster whose config names a runtime (runtime: nccl, every GPU preset) where the time goes: the runtime's fixed "
       "part (launch and base latency, pipeline flag waits), then each step's sync and bytes, as predict --engine "
-      "analytic --protocol simple prices the same run, and their total";
+      "analytic --protocol simple prices the same run, and their total; on a calibrated GPU's (host_issue:) the host's "
+      "issue per transfer and each step's wait for it";
   app.add_option("--config", source.config, help);
   app.add_option("--preset", source.preset, help + " (a preset: collsim topo --list)");
 }
@@ -386,9 +404,10 @@ void add_explain_command(CLI::App& app) {
     std::optional<ClusterConfig> cluster;
     if (given(options->cluster)) cluster = load_cluster(options->cluster);
     const bool priced = cluster && !rides_mesh(*cluster);
-    if (priced && cluster->runtime == CollectiveRuntime::none)
-      throw Error(fmt::format("{}: {} names no runtime, and its ranks sit on no switchless NVLink mesh with rings to "
-                              "ride; explain shows runtime costs only where the cluster names one (runtime: nccl): drop "
+    if (priced && cluster->runtime == CollectiveRuntime::none && !cluster->host_issue.any())
+      throw Error(fmt::format("{}: {} names no runtime, no host that issues its transfers, and its ranks sit on no "
+                              "switchless NVLink mesh with rings to ride; explain shows runtime costs only where the "
+                              "cluster names one (runtime: nccl) or a calibration measured its host (host_issue:): drop "
                               "--config/--preset",
                               cluster_option(options->cluster), cluster->name));
     const Topology* topology = cluster && !priced ? cluster->topology.get() : nullptr;

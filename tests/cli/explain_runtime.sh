@@ -5,8 +5,9 @@
 # part predict's runtime_s; for a ring in one channel and one segment the fixed part plus the
 # steps is that total, each step's sync NCCL's Simple ring latency over NVLink (3.4 us,
 # tuning.cc hwLatencies, as sim/runtime.cpp prices it), and the table says so; where steps
-# overlap (a ring across nodes) it says they do not add up. A cluster without a runtime is
-# refused (bad_inputs.txt).
+# overlap (a ring across nodes) it says they do not add up. A calibrated GPU whose host issues
+# the transfers (host_issue:) is priced the same way, its steps waiting for the issue. A cluster
+# with neither is refused (bad_inputs.txt).
 set -u
 collsim=$1
 tmp=$(mktemp -d)
@@ -69,6 +70,41 @@ grep -q "^total (contention-free): 104 us = fixed 56 us + sum of steps 48 us$" <
   fail "no total: $(tail -n 1 <<< "$out")"
 grep -q "not fixed + sum of steps" <(
   "$collsim" explain ring -p 16 --bytes 1M --preset dgx-h100-superpod-su) || fail "across nodes: no note that the steps overlap"
+# A calibrated GPU (host_issue:, no library): one host thread issues the transfers, 5 us each,
+# and synchronizes 4 streams 2 + 4 x 0.5 us after the last; the steps wait for the issue, add
+# up with the synchronization to predict's analytic time, and the preface says so.
+cat > "$tmp/host.yaml" <<'YAML'
+name: host-issued
+link_classes:
+  hbm: {bandwidth_Bps: 1.0e+12, latency_s: 0, alpha_s: 3.0e-6}
+topology: {kind: star, endpoints: 4, link: hbm}
+gamma_s_per_byte: 1.0e-12
+host_issue: {per_transfer_s: 5.0e-6, sync_s: 2.0e-6, sync_per_stream_s: 0.5e-6}
+YAML
+"$collsim" explain ring -p 4 --bytes 4K --config "$tmp/host.yaml" --format json > "$tmp/host.json" || fail "explain on a host-issued cluster exited $?"
+"$collsim" predict --config "$tmp/host.yaml" --ranks 4 --algo ring --bytes 4K --engine analytic --protocol simple \
+  --segments 1 --channels 1 --format json > "$tmp/host-predict.json" || fail "predict on a host-issued cluster exited $?"
+python3 - "$tmp/host.json" "$tmp/host-predict.json" <<'PY' || failed=1
+import json, sys
+costs, predict = json.load(open(sys.argv[1]))["costs"], json.load(open(sys.argv[2]))[0]
+def close(a, b): return abs(a - b) <= 1e-9 * abs(b)
+problems = []
+if not close(costs["total_s"], predict["time_s"]): problems.append(f"total {costs['total_s']} != predict's {predict['time_s']}")
+if not close(costs["fixed_s"], 4.0e-6): problems.append(f"fixed {costs['fixed_s']} != the sync of 4 streams, 4 us")
+if costs["issue_per_transfer_s"] != 5.0e-6: problems.append("issue per transfer not 5 us")
+if not costs["steps_add_up"]: problems.append("a ring in one channel: the steps should add up")
+# 24 transfers, 6 steps of 4: the last is issued at 24 x 5 us = 120 us, so the issue waits add to
+# at least 120 us less the steps' own start-ups and drains before it.
+waits = sum(s["issue_wait_s"] for s in costs["steps"])
+if waits <= 0: problems.append("no step waits for the host's issue")
+if not close(costs["fixed_s"] + sum(s["time_s"] for s in costs["steps"]), predict["time_s"]): problems.append("fixed + steps != predict")
+for p in problems: print("FAIL: host-issued cluster:", p)
+sys.exit(1 if problems else 0)
+PY
+out=$("$collsim" explain ring -p 4 --bytes 4K --config "$tmp/host.yaml")
+grep -q "^host issue (a calibrated host: host_issue): one thread issues the 24 transfers in list order, 5 us each" <<< "$out" ||
+  fail "no host-issue preface: $(grep -m1 '^host issue' <<< "$out")"
+grep -q "^  cost: wait for the host's issue " <<< "$out" || fail "no step names its wait for the host's issue"
 # Without a cluster nothing is priced.
 "$collsim" explain ring -p 8 --bytes 64K | grep -q "cost:" && fail "explain without a cluster prints costs"
 

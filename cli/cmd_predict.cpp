@@ -49,6 +49,7 @@ struct PredictOptions {
   std::string matrix;        // --matrix FILE: alltoall's bytes per pair, instead of --bytes
   Streaming stream = Streaming::when_large;
   std::optional<Protocol> protocol = simple_protocol();  // none: auto
+  bool protocol_given = false;  // --protocol on the command line: NCCL_PROTO for --algo nccl
   std::uint32_t gpus_per_thread = 1;  // nccl-tests -g
   bool detail = false;
   bool verbose = false;
@@ -198,9 +199,13 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
                                                                  "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
                                                                : "";
-    fmt::print("nccl: what NCCL would run: the fastest of {} with LL, LL128 and Simple{}, by the {} engine (column "
-               "proto; algorithm shows the choice){}\n\n",
-               fmt::join(between_ranks, ", "), in_switches, to_string(r.engine), collnet_off);
+    const bool simple_only = r.nccl_protocol && *r.nccl_protocol != simple_protocol();
+    fmt::print("nccl: what NCCL would run: the fastest of {} with {}{}, by the {} engine (column proto; algorithm shows "
+               "the choice){}\n\n",
+               fmt::join(between_ranks, ", "),
+               r.nccl_protocol ? fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name)
+                               : std::string("LL, LL128 and Simple"),
+               simple_only ? "" : in_switches, to_string(r.engine), collnet_off);
     if (r.tuner != TunerPlugin::none)
       fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
   }
@@ -481,6 +486,7 @@ void run(const PredictOptions& o) {
     for (std::uint64_t bytes : r.sizes) nccl_tests_row(r.collective, r.ranks, bytes, 0);
   r.segments = o.segments;
   r.protocol = o.protocol;
+  if (o.protocol_given) r.nccl_protocol = o.protocol;
   set_gpus_per_thread(r, cluster, o.gpus_per_thread);
   r.channels = o.channels;
   if (o.engine) r.engine = *o.engine;
@@ -613,7 +619,9 @@ void add_predict_command(CLI::App& app) {
   add_choice_option(*cmd, "--protocol", o.protocol, protocol_choices(),
                     "Wire protocol of every link, as NCCL's: simple (the links as configured), ll (8 data bytes in "
                     "each 16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the "
-                    "fastest per algorithm and size)");
+                    "fastest per algorithm and size); with --algo nccl it is NCCL_PROTO, the one protocol NCCL may "
+                    "choose (without it NCCL chooses among all)")
+      ->each([&o](const std::string&) { o.protocol_given = true; });
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--gpus-per-thread", o.gpus_per_thread,
                   fmt::format("GPUs one host thread launches each collective on, as nccl-tests -g G (one process and "

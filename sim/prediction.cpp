@@ -436,7 +436,8 @@ std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64
   const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
   const Rank per_node = std::max<Rank>(1, r.cost.ranks_per_node);
   return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, (r.ranks + per_node - 1) / per_node,
-                             [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); });
+                             [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); },
+                             r.nccl_protocol ? r.nccl_protocol->name : std::string_view());
 }
 
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
@@ -447,16 +448,17 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
     rec.algorithm = kNcclChoice;
     return rec;
   }
-  PredictionRequest every_protocol = r;
-  every_protocol.protocol.reset();
+  PredictionRequest allowed = r;  // every protocol, or NCCL_PROTO's one
+  allowed.protocol = r.nccl_protocol;
   std::optional<PredictionRecord> best;
   std::vector<std::string> short_of_channels;
   for (std::string_view a : nccl_runs_at(r, bytes)) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
-    PredictionRecord rec = find_algorithm(a).in_network == InNetwork::none
-                               ? predict_algorithm(every_protocol, std::string(a), bytes)
-                               : predict_with(r, simple_protocol(), std::string(a), bytes);
+    const bool in_network = find_algorithm(a).in_network != InNetwork::none;
+    if (in_network && r.nccl_protocol && *r.nccl_protocol != simple_protocol()) continue;
+    PredictionRecord rec = !in_network ? predict_algorithm(allowed, std::string(a), bytes)
+                                       : predict_with(r, simple_protocol(), std::string(a), bytes);
     add_short_of_channels(short_of_channels, rec);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }

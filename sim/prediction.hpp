@@ -145,6 +145,10 @@ struct PredictionRequest {
   // The plugin that chooses "nccl"'s algorithm and protocol where it answers (sim/tuner_plugin.hpp;
   // ClusterConfig::tuner); elsewhere, and without one, "nccl" keeps the fastest.
   TunerPlugin tuner = TunerPlugin::none;
+  // NCCL_PROTO for "nccl" (`predict --algo nccl --protocol X`): the one protocol NCCL may choose,
+  // so its in-network algorithms (Simple only) run only where it is Simple and a tuner plugin's
+  // regions of other protocols are passed over; none: NCCL chooses among all.
+  std::optional<Protocol> nccl_protocol;
   HostIssue host_issue;              // a host that issues every transfer (ClusterConfig::host_issue)
   // GPUs whose kernels one host thread launches for each collective (nccl-tests -g): with a
   // runtime, a collective pays (G - 1) kernel launch calls more (sim/runtime.hpp,

@@ -100,12 +100,15 @@ const std::vector<Region>& p5_allreduce_8_per_node() {
 }
 
 std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t bytes, Rank ranks, Rank nodes,
-                                           const std::function<bool(std::string_view)>& runs_here) {
+                                           const std::function<bool(std::string_view)>& runs_here,
+                                           std::string_view only_protocol) {
   // region_get_coll_info_internal_v3: on 2 nodes or fewer, NCCL's own tuning.
   if (collective != Collective::allreduce || nodes <= 2 || ranks != 8 * nodes) return std::nullopt;
   const Point point{double(bytes), double(ranks)};
   for (const Region& region : p5_allreduce_8_per_node())
-    if (runs_here(region.algorithm) && holds(region, point)) return TunerChoice{region.algorithm, region.protocol};
+    if (runs_here(region.algorithm) && (only_protocol.empty() || only_protocol == region.protocol) &&
+        holds(region, point))
+      return TunerChoice{region.algorithm, region.protocol};
   return std::nullopt;
 }
 
@@ -113,10 +116,12 @@ std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t 
 
 std::optional<TunerChoice> tuner_plugin_choice(TunerPlugin plugin, Collective collective, std::uint64_t bytes,
                                                Rank ranks, Rank nodes,
-                                               const std::function<bool(std::string_view)>& runs_here) {
+                                               const std::function<bool(std::string_view)>& runs_here,
+                                               std::string_view only_protocol) {
   switch (plugin) {
     case TunerPlugin::none: return std::nullopt;
-    case TunerPlugin::aws_ofi_nccl_p5: return aws_ofi_nccl_p5(collective, bytes, ranks, nodes, runs_here);
+    case TunerPlugin::aws_ofi_nccl_p5:
+      return aws_ofi_nccl_p5(collective, bytes, ranks, nodes, runs_here, only_protocol);
   }
   return std::nullopt;
 }

@@ -26,13 +26,15 @@ args=(predict --preset dgx-h100 --algo nccl --bytes 64K,1G)
 "$collsim" "${args[@]}" --format nccl-tests | grep -q '^# algorithm per size .*: 65536=nccl (ring, ll) 1073741824=nccl (nvls, simple)$' ||
   fail "nccl-tests: $("$collsim" "${args[@]}" --format nccl-tests | grep '^# algorithm')"
 
-# --detail: one title per row, each naming its row (ring, and nccl's choice of the ring).
+# --detail: one title per row, each naming its row (ring, and nccl's choice: with --protocol simple, NCCL_PROTO=Simple).
 for protocol in simple auto; do
   titles=$("$collsim" predict --preset fat-tree-2to1 --algo ring,nccl --bytes 1M --channels 1 --detail --protocol "$protocol" |
     grep -E '^[a-z].*:$')
   [ "$(wc -l <<< "$titles")" = 2 ] || fail "--detail --protocol $protocol: not 2 titles: $titles"
   [ -z "$(sort <<< "$titles" | uniq -d)" ] || fail "--detail --protocol $protocol: a title twice: $titles"
-  grep -q '^nccl (ring) 1M, ' <<< "$titles" || fail "--detail --protocol $protocol: nccl's row not named: $titles"
+  grep -qE '^nccl \([a-z-]+\) 1M, ' <<< "$titles" || fail "--detail --protocol $protocol: nccl's row not named: $titles"
+  [ "$protocol" = simple ] && ! grep -qE '^nccl \([a-z-]+\) 1M, simple:$' <<< "$titles" &&
+    fail "--protocol simple with --algo nccl (NCCL_PROTO=Simple): nccl's choice not Simple: $titles"
 done
 
 # One rank moves no data: its bandwidths are "-" (table), empty (CSV), null (JSON), never 0.

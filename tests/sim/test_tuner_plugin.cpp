@@ -111,3 +111,30 @@ TEST_CASE("A config's runtime tuner is one the simulator knows") {
                                   "runtime: {library: nccl, compute_capability: 9.0, host_cpu: amd, tuner: nccl-tuner}\n"),
                Catch::Contains("'runtime.tuner' must be aws-ofi-nccl-p5"));
 }
+
+TEST_CASE("NCCL_PROTO (predict --algo nccl --protocol X) limits NCCL's choice and the plugin's regions to X") {
+  const auto pick = [](std::string_view only) {
+    const auto c = tuner_plugin_choice(TunerPlugin::aws_ofi_nccl_p5, Collective::allreduce, 32 * MiB, 32, 4,
+                                       [](std::string_view) { return true; }, only);
+    return c ? std::string(c->algorithm) + " " + std::string(c->protocol) : "nccl's own";
+  };
+  CHECK(pick("ll128") == "nccl-tree ll128");
+  CHECK(pick("simple") == "nccl's own");  // no Simple region holds 32 MiB on 32 ranks
+  CHECK(pick({}) == "nccl-tree ll128");
+  // Without a plugin: the fastest with that protocol alone; in-network algorithms (Simple only)
+  // only where it is Simple.
+  ClusterConfig c = p5_like(4, "");
+  PredictionRequest r = cluster_request(c);
+  r.algorithms = {"nccl"};
+  r.sizes = {64 * MiB};
+  r.engine = EngineKind::flow;
+  r.nccl_protocol = find_protocol("ll");
+  const PredictionRecord ll = predict(r).at(0);
+  CHECK(ll.protocol.name == "ll");
+  CHECK((ll.runs == "ring" || ll.runs == "nccl-tree"));
+  r.nccl_protocol = simple_protocol();
+  const PredictionRecord simple = predict(r).at(0);
+  CHECK(simple.protocol.name == "simple");
+  r.nccl_protocol.reset();
+  CHECK(predict(r).at(0).time_s <= std::min(ll.time_s, simple.time_s));
+}

@@ -507,7 +507,12 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   runs' ring with LL128 levels off at 270-280 GB/s on 4-32 nodes, 0.78 of their ring with Simple
   (347-357), where collsim's LL128 ring gives 340 (NCCL's model's 0.92 of Simple), and their tree
   with LL128 at 16-32 nodes moves 0.6-0.7 of what collsim's does; no published EFA figure says
-  why (LL128 over EFA needs the provider's in-order 128-byte writes, platform-aws.cpp).
+  why (LL128 over EFA needs the provider's in-order 128-byte writes, platform-aws.cpp). The 8
+  A100s on NVSwitch show the same without a network: their ring levels off at 167-174 GB/s at
+  64-128 MiB (LL128, where the measured curve steps up to 214-232 GB/s from 256 MiB, Simple)
+  against collsim's 205-212, so LL128's real rate, about 0.75-0.8 of Simple's, is the largest
+  single cause left in the 1-128 MiB class (azure-nda100v4-16m -35%, -32m -30%) besides the
+  TCPXO, EFA and PCIe rows; no published figure of LL128's own throughput was found to set it.
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's

@@ -508,9 +508,10 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   (347-357), where collsim's LL128 ring gives 340 (NCCL's model's 0.92 of Simple), and their tree
   with LL128 at 16-32 nodes moves 0.6-0.7 of what collsim's does; no published EFA figure says
   why (LL128 over EFA needs the provider's in-order 128-byte writes, platform-aws.cpp). The 8
-  A100s on NVSwitch show the same without a network: their ring levels off at 167-174 GB/s at
-  64-128 MiB (LL128, where the measured curve steps up to 214-232 GB/s from 256 MiB, Simple)
-  against collsim's 205-212, so LL128's real rate, about 0.75-0.8 of Simple's, is the largest
+  A100s on NVSwitch look the same without a network: their curve levels off at 167-174 GB/s at
+  64-128 MiB and steps up to 214-232 GB/s from 256 MiB (read as LL128, then Simple: the page does
+  not say which ran) against collsim's LL128 ring at 205-212, so LL128's real rate, about
+  0.75-0.8 of Simple's, would be the largest
   single cause left in the 1-128 MiB class (azure-nda100v4-16m -35%, -32m -30%) besides the
   TCPXO, EFA and PCIe rows; no published figure of LL128's own throughput was found to set it.
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and

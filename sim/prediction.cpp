@@ -139,8 +139,18 @@ std::string what_streams_instead(const PredictionRequest& r, std::string_view re
 // Whether NCCL would consider `algorithm` here: its in-network ones only where the switches
 // they need reduce, and NVLS_TREE and CollNet only across nodes (NCCL's enqueue.cc disables
 // NVLS_TREE on one node; CollNet needs the network).
+// The nodes the ranks sit on as placed (a round-robin placement spreads a node's worth of ranks
+// one a node, where spanned_nodes() counts the nodes they would fill in order).
+Rank placed_nodes(const Topology& t) {
+  std::set<Rank> nodes;
+  for (Rank r = 0; r < t.ranks(); ++r) nodes.insert(t.node_of(r));
+  return Rank(nodes.size());
+}
+
 bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm) {
   if (!algorithm.runs_on(r.ranks, r.cost.ranks_per_node)) return false;
+  // As placed: a node's worth of ranks spread over nodes is no longer one node's.
+  if (algorithm.within_one_node && placed_nodes(*r.topology) > 1) return false;
   if (algorithm.in_network == InNetwork::none) return true;
   if (!algorithm.has_switches(switches_reduce(r), r.cost.ranks_per_node)) return false;
   return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
@@ -434,8 +444,7 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
 std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64_t bytes) {
   if (r.tuner == TunerPlugin::none) return std::nullopt;
   const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
-  const Rank per_node = std::max<Rank>(1, r.cost.ranks_per_node);
-  return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, (r.ranks + per_node - 1) / per_node,
+  return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, placed_nodes(*r.topology),
                              [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); },
                              r.nccl_protocol ? r.nccl_protocol->name : std::string_view());
 }

@@ -66,7 +66,7 @@ bool holds(const Region& region, Point p) {
   return inside;
 }
 
-// aws-ofi-nccl v1.16.3, src/tuner/nccl_ofi_regions.cpp, region_init_internal_p5_p5e, the
+// aws-ofi-nccl v1.16.3, src/tuner/nccl_ofi_regions.cpp, region_init_internal_p5_p5e: the
 // allreduce regions for nRanks == 8 x nNodes, in the plugin's order (the first that holds a
 // point wins). NCCL_ALGO_TREE is collsim's nccl-tree, NCCL_ALGO_RING its ring, NCCL_ALGO_NVLS_TREE
 // its nvls-tree.
@@ -99,13 +99,68 @@ const std::vector<Region>& p5_allreduce_8_per_node() {
   return regions;
 }
 
+// The allreduce regions for nRanks == 2 x nNodes, in the plugin's order.
+const std::vector<Region>& p5_allreduce_2_per_node() {
+  static const std::vector<Region> regions = [] {
+    const Point tree_ll128_far = extend({88160256, 128}, {178163712, 256}, kFarCorner);
+    const Point tree_simple_far_1 = extend({787480576, 128}, {1073741824, 256}, kFarCorner);
+    const Point tree_simple_far_2 = extend({257114112, 128}, {269484032, 256}, kFarCorner);
+    const Point nvlstree_simple_far = extend({787480576, 128}, {1073741824, 256}, kFarCorner);
+    return std::vector<Region>{
+        {"nccl-tree", "ll128",
+         {{0, 4}, {1314816, 4}, {1051648, 8}, {1051648, 12}, {2367488, 16}, {5525504, 32}, {9473024, 64},
+          {88160256, 128}, {178163712, 256}, tree_ll128_far, {0, tree_ll128_far.y}}},
+        {"ring", "ll128",
+         {{1314816, 4}, {19736576, 4}, {41842688, 8}, {296747008, 64}, {257114112, 128}, {269484032, 256},
+          {178163712, 256}, {88160256, 128}, {9473024, 64}, {5525504, 32}, {2367488, 16}, {1051648, 12},
+          {1051648, 8}, {1314816, 4}}},
+        {"nvls-tree", "simple",
+         {{19736576, 4}, {81844224, 4}, {275775488, 8}, {275775488, 48}, {296747008, 64}, {41842688, 8}}},
+        {"nccl-tree", "ll128", {{81844224, 4}, {269484032, 4}, {81844224, 4}}},
+        {"nccl-tree", "simple", {{269484032, 4}, {kMaxSize, 4}, {269484032, 4}}},
+        {"ring", "simple",
+         {{81844224, 5}, {kMaxSize, 5}, {kMaxSize, 32}, {1073741824, 40}, {1073741824, 128}, {787480576, 128},
+          {296747008, 64}, {275775488, 48}, {275775488, 8}, {81844224, 5}}},
+        {"nccl-tree", "simple",
+         {{296747008, 64}, {787480576, 128}, {1073741824, 256}, tree_simple_far_1, tree_simple_far_2,
+          {269484032, 256}, {257114112, 128}}},
+        {"nvls-tree", "simple",
+         {nvlstree_simple_far, {1073741824, 256}, {787480576, 128}, {1073741824, 128}, {1073741824, 40},
+          {kMaxSize, 32}}},
+    };
+  }();
+  return regions;
+}
+
+// The allreduce regions for nRanks == nNodes (one GPU a node), in the plugin's order.
+const std::vector<Region>& p5_allreduce_1_per_node() {
+  static const std::vector<Region> regions = [] {
+    const Point tree_ll128_far = extend({9999360, 64}, {119477248, 128}, kFarCorner);
+    const Point ring_ll128_far = extend({4736000, 2}, {269484032, 128}, kFarCorner);
+    return std::vector<Region>{
+        {"nccl-tree", "ll128", {{0, 16}, {2367488, 16}, {9999360, 64}, {119477248, 128}, tree_ll128_far}},
+        {"ring", "ll128",
+         {{0, 2}, {4736000, 2}, {269484032, 128}, ring_ll128_far, tree_ll128_far, {119477248, 128}, {9999360, 64},
+          {2367488, 16}, {0, 16}}},
+        {"ring", "simple", {{4736000, 2}, {kMaxSize, 2}, ring_ll128_far, {269484032, 128}}},
+    };
+  }();
+  return regions;
+}
+
 std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t bytes, Rank ranks, Rank nodes,
                                            const std::function<bool(std::string_view)>& runs_here,
                                            std::string_view only_protocol) {
-  // region_get_coll_info_internal_v3: on 2 nodes or fewer, NCCL's own tuning.
-  if (collective != Collective::allreduce || nodes <= 2 || ranks != 8 * nodes) return std::nullopt;
+  // region_get_coll_info_internal_v3: on 2 nodes or fewer, NCCL's own tuning; region_init_internal_p5_p5e:
+  // regions for 8, 2 and 1 GPUs a node (and, for 1, allgather and reduce-scatter: not carried here).
+  if (collective != Collective::allreduce || nodes <= 2) return std::nullopt;
+  const std::vector<Region>* table = ranks == 8 * nodes   ? &p5_allreduce_8_per_node()
+                                     : ranks == 2 * nodes ? &p5_allreduce_2_per_node()
+                                     : ranks == nodes     ? &p5_allreduce_1_per_node()
+                                                          : nullptr;
+  if (table == nullptr) return std::nullopt;
   const Point point{double(bytes), double(ranks)};
-  for (const Region& region : p5_allreduce_8_per_node())
+  for (const Region& region : *table)
     if (runs_here(region.algorithm) && (only_protocol.empty() || only_protocol == region.protocol) &&
         holds(region, point))
       return TunerChoice{region.algorithm, region.protocol};
@@ -133,7 +188,8 @@ std::string_view tuner_plugin_name(TunerPlugin plugin) {
 std::string_view tuner_plugin_scope(TunerPlugin plugin) {
   return plugin == TunerPlugin::aws_ofi_nccl_p5
              ? "aws-ofi-nccl's region tuner on p5 (v1.16.3, src/tuner/nccl_ofi_regions.cpp) chooses NCCL's algorithm "
-               "and protocol for allreduce on 3 or more nodes of 8 GPUs; NCCL's own choice (the fastest) elsewhere"
+               "and protocol for allreduce on 3 or more nodes of 8, 2 or 1 GPUs; NCCL's own choice (the fastest) "
+               "elsewhere"
              : "";
 }
 

@@ -7,9 +7,10 @@
 //   (src/tuner/nccl_ofi_regions.cpp, region_init_internal_p5_p5e and region_get_coll_info_internal_v3,
 //   v1.16.3; the p5 regions are the same through v1.18 and the repository's head of 2026-08). Its
 //   regions are polygons in the plane of (message bytes, ranks); the first that holds the point,
-//   its edges included, names the algorithm and protocol. It answers for allreduce with 8 ranks a
-//   node on 3 nodes or more (on 2 nodes or fewer it leaves the choice to NCCL: "the regions are not
-//   well defined"); NCCL's own choice elsewhere. v1.16.3 places points on the plane as they are
+//   its edges included, names the algorithm and protocol. It answers for allreduce with 8, 2 or 1
+//   ranks a node on 3 nodes or more (on 2 nodes or fewer it leaves the choice to NCCL: "the regions
+//   are not well defined"), where a region holds the point; NCCL's own choice elsewhere (its
+//   allgather and reduce-scatter regions for one GPU a node are not carried here). v1.16.3 places points on the plane as they are
 //   (later versions on log2 axes: the same choice at every size and rank count the public runs
 //   have, tests/sim/test_tuner_plugin.cpp).
 // Touches nothing but its arguments.

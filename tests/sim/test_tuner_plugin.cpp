@@ -9,6 +9,7 @@
 #include "tests/support/flow_prediction.hpp"
 #include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
+#include "topologies/placement.hpp"
 
 using namespace collsim;
 
@@ -62,10 +63,28 @@ TEST_CASE("aws-ofi-nccl's p5 regions give the algorithm and protocol of each pub
   CHECK(p5_choice(2 * GiB, 48) == "ring simple");
 }
 
+TEST_CASE("aws-ofi-nccl's p5 regions for 2 GPUs and 1 GPU a node") {
+  // Each checked against the plugin's source parsed apart (its vertices read from the file, the
+  // same geometry) on 3-512 nodes x 2^10..2^36 bytes: the same choice at all 1,215 points.
+  CHECK(p5_choice(1 * MiB, 8, Collective::allreduce, 2) == "nccl-tree ll128");
+  CHECK(p5_choice(32 * MiB, 16, Collective::allreduce, 2) == "ring ll128");
+  CHECK(p5_choice(256 * MiB, 16, Collective::allreduce, 2) == "nvls-tree simple");
+  CHECK(p5_choice(4 * GiB, 16, Collective::allreduce, 2) == "ring simple");
+  CHECK(p5_choice(256 * MiB, 64, Collective::allreduce, 2) == "ring ll128");
+  CHECK(p5_choice(4 * GiB, 256, Collective::allreduce, 2) == "nvls-tree simple");
+  CHECK(p5_choice(1 * MiB, 4, Collective::allreduce, 1) == "ring ll128");
+  CHECK(p5_choice(32 * MiB, 4, Collective::allreduce, 1) == "ring simple");
+  CHECK(p5_choice(1 * MiB, 16, Collective::allreduce, 1) == "nccl-tree ll128");
+  CHECK(p5_choice(32 * MiB, 64, Collective::allreduce, 1) == "nccl-tree ll128");
+  // v1.16.3's one-GPU tree region stops at its far corner: small sizes on many nodes are NCCL's.
+  CHECK(p5_choice(1 * MiB, 64, Collective::allreduce, 1) == "nccl's own");
+}
+
 TEST_CASE("aws-ofi-nccl's p5 regions leave NCCL its own choice on 2 nodes, other layouts and other collectives") {
   CHECK(p5_choice(64 * MiB, 16) == "nccl's own");                             // 2 nodes
   CHECK(p5_choice(64 * MiB, 8) == "nccl's own");                              // 1 node
-  CHECK(p5_choice(64 * MiB, 16, Collective::allreduce, 4) == "nccl's own");   // 4 of 8 GPUs a node
+  CHECK(p5_choice(64 * MiB, 16, Collective::allreduce, 4) == "nccl's own");   // 4 GPUs a node: no regions
+  CHECK(p5_choice(64 * MiB, 4, Collective::allreduce, 2) == "nccl's own");    // 2 nodes of 2
   CHECK(p5_choice(64 * MiB, 32, Collective::allgather) == "nccl's own");
   CHECK(p5_choice(64 * MiB, 32, Collective::reduce_scatter) == "nccl's own");
   // A region whose algorithm cannot run here is passed over, as NCCL's ignored entries are: the
@@ -137,4 +156,17 @@ TEST_CASE("NCCL_PROTO (predict --algo nccl --protocol X) limits NCCL's choice an
   CHECK(simple.protocol.name == "simple");
   r.nccl_protocol.reset();
   CHECK(predict(r).at(0).time_s <= std::min(ll.time_s, simple.time_s));
+}
+
+TEST_CASE("Algo nccl takes the nodes the ranks sit on as placed: spread one a node, no NVLS, the one-GPU regions") {
+  ClusterConfig c = p5_like(8, ", tuner: aws-ofi-nccl-p5");
+  c.place(8, Placement{.kind = Placement::Kind::round_robin});
+  const std::vector<PredictionRecord> spread = test::flow_prediction(c, {"nccl"}, {32 * MiB});
+  REQUIRE(spread.size() == 1);
+  // 8 ranks on 8 nodes: NVLS (one node's switch) is no candidate; the plugin's one-GPU-a-node
+  // regions put 32 MiB on 8 ranks in the ring's with Simple.
+  CHECK(spread[0].runs == "ring");
+  CHECK(spread[0].protocol.name == "simple");
+  c.place(8, Placement{});  // linear: one node, NVLS runs
+  CHECK(test::flow_prediction(c, {"nccl"}, {32 * MiB}).at(0).runs == "nvls");
 }

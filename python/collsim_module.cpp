@@ -5,6 +5,7 @@
 // notebooks and `collsim ... --format json` agree to the last digit.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,7 +164,8 @@ ClusterConfig flat_cluster(Rank ranks, double bandwidth, double alpha, double ga
 // cluster as --ranks and --placement do.
 py::list predict_records(ClusterConfig c, const py::object& algorithms, const py::object& sizes,
                          const std::string& collective, const std::string& engine, std::uint32_t segments,
-                         std::uint32_t channels, const std::string& protocol, Rank ranks, const std::string& placement,
+                         std::uint32_t channels, const std::optional<std::string>& protocol, Rank ranks,
+                         const std::string& placement,
                          std::uint64_t placement_seed, const std::string& ports, const std::string& stream,
                          const std::string& trace, std::uint32_t gpus_per_thread) {
   if (ranks > 0 || !placement.empty()) c = placed(std::move(c), ranks, placement, placement_seed);
@@ -175,8 +177,12 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
   r.channels = channels;
   set_gpus_per_thread(r, c, gpus_per_thread);
   if (engine != "auto") r.engine = find_engine(engine).kind;
-  if (protocol == "auto") r.protocol = std::nullopt;
-  else r.protocol = find_protocol(protocol);
+  // As predict's --protocol: none given, Simple for named algorithms and every protocol for
+  // "nccl"; given, that one (NCCL_PROTO for "nccl"), or 'auto' the fastest of each.
+  if (protocol) {
+    r.protocol = *protocol == "auto" ? std::nullopt : std::optional<Protocol>(find_protocol(*protocol));
+    r.nccl_protocol = r.protocol;
+  }
   if (ports != "one" && ports != "unlimited") throw Error(fmt::format("ports: expected one or unlimited, got '{}'", ports));
   r.run.one_port = ports == "one";
   if (stream == "auto") r.streaming = Streaming::when_large;
@@ -229,12 +235,13 @@ void bind_cluster(py::module_& m) {
         py::arg("intra_alpha") = -1.0, "A flat what-if network: bandwidth in bytes/s, alpha in s, gamma in s/byte");
   m.def("predict", &predict_records, py::arg("cluster"), py::arg("algorithms") = "all", py::arg("sizes") = py::none(),
         py::arg("collective") = "allreduce", py::arg("engine") = "auto", py::arg("segments") = 0,
-        py::arg("channels") = 0, py::arg("protocol") = "simple", py::arg("ranks") = 0, py::arg("placement") = "",
+        py::arg("channels") = 0, py::arg("protocol") = py::none(), py::arg("ranks") = 0, py::arg("placement") = "",
         py::arg("placement_seed") = 1, py::arg("ports") = "one", py::arg("stream") = "auto", py::arg("trace") = "",
         py::arg("gpus_per_thread") = 1,
         "Predict time per algorithm and size; records as `collsim predict --format json`, with its defaults and "
         "options: engine 'auto' (flow on a cluster with a topology, analytic on a flat network), 'analytic', 'flow' "
-        "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto'; ranks and "
+        "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto' (None: Simple, "
+        "and for 'nccl' NCCL's choice among all; given, NCCL_PROTO for 'nccl'); ranks and "
         "placement ('linear', 'round-robin', 'random', with placement_seed) re-place the cluster's ranks; ports 'one' "
         "or 'unlimited' (analytic); stream 'auto', 'always' or 'never' (flow); trace: write a Chrome trace of the "
         "flow-engine runs to this file; gpus_per_thread: GPUs one host thread launches each collective on "

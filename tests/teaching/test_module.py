@@ -105,6 +105,13 @@ def test_predict_takes_the_command_lines_options():
                             "--channels", 2, "--protocol", "auto", "--segments", 4)
     assert {r["channels"] for r in mine if r["algorithm"] == "ring"} == {2}
     assert "ll" in {r["protocol"] for r in mine}
+    # --algo nccl --protocol X is NCCL_PROTO=X, as the command line's; without it NCCL chooses among all
+    ll = collsim.predict(cluster, "nccl", ["1M", "1G"], protocol="ll")
+    assert ll == cli_json("predict", "--preset", "dgx-h100", "--algo", "nccl", "--bytes", "1M,1G", "--protocol", "ll")
+    assert {r["protocol"] for r in ll} == {"ll"}
+    free = collsim.predict(cluster, "nccl", ["1M", "1G"])
+    assert free == cli_json("predict", "--preset", "dgx-h100", "--algo", "nccl", "--bytes", "1M,1G")
+    assert len({r["protocol"] for r in free}) == 2
     placed = collsim.predict(collsim.preset("fat-tree-2to1"), "hierarchical-ring", "1M", ranks=32,
                              placement="round-robin")
     assert placed == cli_json("predict", "--preset", "fat-tree-2to1", "--ranks", 32, "--placement", "round-robin",

@@ -439,11 +439,11 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
   return *best;
 }
 
-// The tuner plugin's choice for "nccl" at `bytes`, among the candidates that run here; none
-// where the cluster has no plugin or it leaves the choice to NCCL.
-std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64_t bytes) {
+// The tuner plugin's choice for "nccl" at `bytes`, among the candidates that run here (`runs`);
+// none where the cluster has no plugin or it leaves the choice to NCCL.
+std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64_t bytes,
+                                         const std::vector<std::string_view>& runs) {
   if (r.tuner == TunerPlugin::none) return std::nullopt;
-  const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
   return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, placed_nodes(*r.topology),
                              [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); },
                              r.nccl_protocol ? r.nccl_protocol->name : std::string_view());
@@ -452,7 +452,8 @@ std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
 // algorithms that runs here, with every protocol, the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
-  if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes)) {
+  const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
+  if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes, runs)) {
     PredictionRecord rec = predict_with(r, find_protocol(pick->protocol), std::string(pick->algorithm), bytes);
     rec.algorithm = kNcclChoice;
     return rec;
@@ -461,7 +462,7 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   allowed.protocol = r.nccl_protocol;
   std::optional<PredictionRecord> best;
   std::vector<std::string> short_of_channels;
-  for (std::string_view a : nccl_runs_at(r, bytes)) {
+  for (std::string_view a : runs) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
     const bool in_network = find_algorithm(a).in_network != InNetwork::none;

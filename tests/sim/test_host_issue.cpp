@@ -18,6 +18,7 @@
 #include "sim/flow_report.hpp"
 #include "sim/flow_shortcut.hpp"
 #include "sim/step_costs.hpp"
+#include "tests/support/one_message.hpp"
 #include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/flat_network.hpp"
@@ -31,18 +32,7 @@ constexpr double kBandwidth_Bps = 5e9;
 constexpr std::uint64_t kBytes = 10000;  // 2 us at 5 GB/s
 
 // On 2 ranks: 0 -> 1 and 1 -> 0, independent, then 0 -> 1 again after the first.
-Schedule two_opposite_transfers_and_a_follower() {
-  ScheduleInfo info;
-  info.ranks = 2;
-  info.bytes = kBytes;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, kBytes});
-  const TransferId after_first[] = {0};
-  s.append(0, all, 1, all, Op::copy, 0, {});
-  s.append(1, all, 0, all, Op::copy, 0, {});
-  s.append(0, all, 1, all, Op::copy, 1, after_first);
-  return s;
-}
+Schedule two_opposite_transfers_and_a_follower() { return test::two_opposite_transfers_and_a_follower(kBytes); }
 
 RunCosts flat_costs(const Topology& network, double issue_s, double gamma_s_per_byte = 0) {
   RunCosts costs;

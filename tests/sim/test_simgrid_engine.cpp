@@ -21,6 +21,7 @@
 #include "sim/prediction.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "tests/sim/cyclic_schedule.hpp"
+#include "tests/support/one_message.hpp"
 #include "topologies/cluster_config.hpp"
 
 using namespace collsim;
@@ -254,21 +255,13 @@ TEST_CASE("SimGrid equals the flow engine with the host's issue of every transfe
 TEST_CASE("SimGrid starts a transfer no earlier than the host has issued it") {
   const ClusterConfig c = cluster("topology: {kind: star, endpoints: 2, link: a}\n", 2);
   const std::uint64_t bytes = 10000;
-  ScheduleInfo info;
-  info.ranks = 2;
-  info.bytes = bytes;
-  Schedule s(info);
-  const ChunkId all = s.add_chunk({0, bytes});
-  const TransferId after_first[] = {0};
-  s.append(0, all, 1, all, Op::copy, 0, {});
-  s.append(1, all, 0, all, Op::copy, 0, {});
-  s.append(0, all, 1, all, Op::copy, 1, after_first);
+  Schedule s = test::two_opposite_transfers_and_a_follower(bytes);
   const double message_s = 1e-6 + 2 * 3e-7 + double(bytes) / 2e9;  // class a: alpha, two hops, 2 GB/s
   CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 5e-6}).time_s == Approx(3 * 5e-6 + message_s).epsilon(1e-9));
   CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 1e-7}).time_s == Approx(1e-7 + 2 * message_s).epsilon(1e-9));
   // 8 us a transfer: 1 -> 0 arrives at 16 us + a message; rank 0 reduces it at 32 us, last.
   const TransferId after_second[] = {1};
-  s.append(0, all, 0, all, Op::reduce, 1, after_second);
+  s.append(0, ChunkId(0), 0, ChunkId(0), Op::reduce, 1, after_second);  // the one chunk: the whole buffer
   CHECK(run_simgrid(s, *c.topology, kGamma, {.issue_s = 8e-6}).time_s ==
         Approx(4 * 8e-6 + double(bytes) * kGamma).epsilon(1e-9));
   require_engines_agree(s, c, kGamma, 8e-6);

@@ -1,5 +1,6 @@
 // tests/support/one_message.hpp — small helpers the cost-rule tests share: a schedule of one
-// message, an allreduce's schedule by name, and the route between two ranks (flow id 0).
+// message, of two opposite messages and a follower (the host-issue tests), an allreduce's
+// schedule by name, and the route between two ranks (flow id 0).
 #pragma once
 
 #include <vector>
@@ -20,6 +21,20 @@ inline Schedule one_message(Rank ranks, Rank src, Rank dst, std::uint64_t bytes)
   Schedule s(info);
   const ChunkId all = s.add_chunk({0, bytes});
   s.append(src, all, dst, all, Op::copy, 0, {});
+  return s;
+}
+
+// On 2 ranks: 0 -> 1 and 1 -> 0, independent, then 0 -> 1 again after the first, each of `bytes`.
+inline Schedule two_opposite_transfers_and_a_follower(std::uint64_t bytes) {
+  ScheduleInfo info;
+  info.ranks = 2;
+  info.bytes = bytes;
+  Schedule s(info);
+  const ChunkId all = s.add_chunk({0, bytes});
+  const TransferId after_first[] = {0};
+  s.append(0, all, 1, all, Op::copy, 0, {});
+  s.append(1, all, 0, all, Op::copy, 0, {});
+  s.append(0, all, 1, all, Op::copy, 1, after_first);
   return s;
 }
 

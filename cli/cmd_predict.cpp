@@ -153,6 +153,26 @@ void print_network(const ClusterConfig& c, const EngineEntry& engine) {
   fmt::print("\n");
 }
 
+// "LL, LL128 and Simple", or the protocols NCCL_PROTO leaves, and who set it.
+std::string protocols_text(const PredictionRequest& r, const std::vector<Protocol>& protocols) {
+  if (r.nccl_protocol)
+    return fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name);
+  if (protocols.size() == protocol_table().size()) return "LL, LL128 and Simple";
+  std::vector<std::string_view> names;
+  for (const Protocol& p : protocols) names.push_back(p.name);
+  return fmt::format("{} only (the cluster's NCCL_PROTO: runtime.proto)", fmt::join(names, ", "));
+}
+
+// "; NCCL_ALGO=... and NCCL_NVLS_ENABLE=0 set by the cluster's runs", or "".
+std::string environment_text(const NcclEnvironment& env) {
+  std::vector<std::string> set;
+  if (!env.algorithms.empty()) set.push_back(fmt::format("NCCL_ALGO={}", fmt::join(env.algorithms, ",")));
+  if (!env.nvls_enabled) set.push_back("NCCL_NVLS_ENABLE=0");
+  if (set.empty()) return "";
+  return fmt::format("; the cluster's runs set {} (runtime: algo, nvls_enable), and NCCL chooses among the rest",
+                     fmt::join(set, " and "));
+}
+
 void print_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} rank{} of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks,
@@ -186,7 +206,8 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
     std::vector<std::string_view> between_ranks, in_network;
     for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
-      (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
+      if (nccl_environment_allows(r, a))
+        (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
     const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
     const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
     const bool collnet = fabric_reduces && r.collnet_enabled;
@@ -199,13 +220,12 @@ void print_header(const PredictOptions& o, const ClusterConfig& c, const Predict
     const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
                                                                  "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
                                                                : "";
-    const bool simple_only = r.nccl_protocol && *r.nccl_protocol != simple_protocol();
+    const std::vector<Protocol> protocols = nccl_protocols(r);
+    const bool simple_only = std::find(protocols.begin(), protocols.end(), simple_protocol()) == protocols.end();
     fmt::print("nccl: what NCCL would run: the fastest of {} with {}{}, by the {} engine (column proto; algorithm shows "
-               "the choice){}\n\n",
-               fmt::join(between_ranks, ", "),
-               r.nccl_protocol ? fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name)
-                               : std::string("LL, LL128 and Simple"),
-               simple_only ? "" : in_switches, to_string(r.engine), collnet_off);
+               "the choice){}{}\n\n",
+               fmt::join(between_ranks, ", "), protocols_text(r, protocols), simple_only ? "" : in_switches,
+               to_string(r.engine), collnet_off, environment_text(r.runtime_hardware.environment));
     if (r.tuner != TunerPlugin::none)
       fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
   }

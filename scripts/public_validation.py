@@ -434,8 +434,9 @@ The three largest errors:
 
 KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in the data:
 
-- **The worst points are the TCPXO pair's** ("The cloud transports" below). Of the others, the worst,
-  dgx-h100-32 (allreduce of 32 bytes, -78%), is the source's, not the model's: it measured 68.1 us
+- **The worst points are the TCPXO pair's at 2-64 MiB** ("What the A3 Mega run let NCCL choose"
+  below). Of the others, the worst, dgx-h100-32 (allreduce of 32 bytes, -78%), is the source's,
+  not the model's: it measured 68.1 us
   where the same sweep measured 13.0 us at 16 bytes and 14.9 us at 64, one line of NVIDIA's
   sample output, a glitch of that run, that no latency model can meet.
 - **How a source ran its test.** The Azure pages ran `all_reduce_perf -g 8` and the RTX 2080 Ti
@@ -483,12 +484,28 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   efficiency from a published two-node libfabric measurement), but their per-message start-up
   and per-hop latency are labelled assumptions (the catalog's RoCE figures): no point-to-point
   latency of either transport was found. With `runtime: nccl` their steps pay NCCL's network
-  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand; the
-  A3 Mega pair's floor (about 120 us at the smallest sizes, where a ring crosses the network
-  four times and a tree twice) says a TCPXO step costs several times that, which no published
-  point-to-point figure gives, so the TCPXO rows stay the worst class (79%; 75% before `nccl-tree`,
-  whose tree crosses the network once between two nodes where the flat two-tree crossed it at
-  several levels and so hid part of the missing cost).
+  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand.
+- **What the A3 Mega run let NCCL choose (TCPXO).** Its image pulls Google's TCPXO NCCL
+  installer v1.0.3 and its README runs `all_reduce_perf` after sourcing the installer's
+  `nccl-env-profile.sh` (create-a3mega, `startup_script.sh`, README "Basic NCCL Test"); Google's
+  release notes give that profile as `NCCL_ALGO=Ring,Tree`, `NCCL_PROTO=Simple`,
+  `NCCL_NVLS_ENABLE=0`, `NCCL_BUFFSIZE=8388608` (container-engine-accelerators,
+  `gpudirect-tcpxo/README.md`, Jun 27, 2024; NCCL 2.21.5). The preset now says so (`runtime:
+  algo, proto, nvls_enable, buffsize`) and `--algo nccl` chooses among what those leave, where it
+  had run NVLS-tree and LL: NCCL's tree with Simple at every size. The TCPXO rows went from a
+  median 78.6% (all too fast) to 32.9%: up to 1 MiB from -74..-82% to -24..-49% (the floor is
+  94 us against 123 us measured), 1-128 MiB from -50..-81% to -33..-79%, and at 256 MiB and more
+  from -6..-36% to -9..+41%. Two things are left. The mid sizes (2-64 MiB, -53..-79%) ramp far
+  later than the tree does: the same profile loads Google's tuner plugin (`libnccl-tuner.so`
+  with `a3plus_tuner_config.textproto`, not published), which may choose fewer channels there,
+  and a TCPXO step's own cost is still NCCL's InfiniBand figure. And at 512 MiB and more
+  collsim's tree is too slow (+11..+41%): on 2 nodes of 8 GPUs on 8 channels it keeps each NIC
+  about 70% busy, where the measured 338 GB/s at 8 GiB means about 93% (NCCL's tree across 2
+  nodes moves each byte over the network once each way, so 8 x 200G bounds it at 366); the
+  critical path runs through the chains' NVLink hops and each GPU's one reducer (every channel's
+  reductions in one queue, where NCCL reduces each channel in its own thread block), so the
+  two saturated resources, NVLink and the NICs, do not overlap as NCCL's pipeline of 8 steps
+  per connection lets them.
 - **Who chose the algorithm (EFA).** The p5 runs loaded aws-ofi-nccl's tuner plugin
   (`NCCL_TUNER_PLUGIN` in the job; v1.16.3 in its Dockerfile), whose region tuner, and not NCCL's
   model, picks the algorithm and protocol of an allreduce on 3 or more p5 nodes: polygons in the

@@ -156,14 +156,30 @@ bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm)
   return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
 }
 
-// The candidates of "nccl" that run here at `bytes` (on these ranks, held or streamed).
+bool simple_allowed(const std::vector<Protocol>& protocols) {
+  return std::find(protocols.begin(), protocols.end(), simple_protocol()) != protocols.end();
+}
+
+// The candidates of "nccl" that run here at `bytes` (on these ranks, held or streamed) and that
+// the runs' environment lets NCCL choose.
 std::vector<std::string_view> nccl_runs_at(const PredictionRequest& r, std::uint64_t bytes) {
   std::vector<std::string_view> out;
   for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled)) try {
-      if (nccl_considers(r, find_algorithm(a))) holding_for(r, a, bytes), out.push_back(a);
+      if (nccl_environment_allows(r, a) && nccl_considers(r, find_algorithm(a))) holding_for(r, a, bytes), out.push_back(a);
     } catch (const Error&) {
     }
   return out;
+}
+
+// "; ..." naming what the runs' environment leaves NCCL (runtime.algo, nvls_enable), or "".
+std::string environment_limits(const PredictionRequest& r) {
+  const NcclEnvironment& env = r.runtime_hardware.environment;
+  if (env.algorithms.empty() && env.nvls_enabled) return "";
+  std::vector<std::string_view> left;
+  for (std::string_view a : kNcclAlgorithmNames)
+    if (env.allows_algorithm(a)) left.push_back(a);
+  return fmt::format("; the cluster's NCCL_ALGO and NCCL_NVLS_ENABLE (runtime: algo, nvls_enable) leave NCCL {}",
+                     fmt::join(left, ", "));
 }
 
 // "nccl" needs one of its candidates at every size; the other names go to expand_algorithm_names.
@@ -176,9 +192,9 @@ std::vector<std::string> expand_with_nccl(const PredictionRequest& r) {
   if (others.size() == r.algorithms.size()) return names;
   for (std::uint64_t bytes : r.sizes)
     if (nccl_runs_at(r, bytes).empty())
-      throw Error(fmt::format("--algo nccl: none of NCCL's algorithms ({}) can run {} of {} on {} ranks here",
+      throw Error(fmt::format("--algo nccl: none of NCCL's algorithms ({}) can run {} of {} on {} ranks here{}",
                               fmt::join(nccl_candidates(r.collective, r.collnet_enabled), ", "), format_size(bytes),
-                              to_string(r.collective), r.ranks));
+                              to_string(r.collective), r.ranks, environment_limits(r)));
   names.insert(names.begin() + std::ptrdiff_t(std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) -
                                               r.algorithms.begin()),
                std::string(kNcclChoice));
@@ -442,36 +458,44 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
 // The tuner plugin's choice for "nccl" at `bytes`, among the candidates that run here (`runs`);
 // none where the cluster has no plugin or it leaves the choice to NCCL.
 std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64_t bytes,
-                                         const std::vector<std::string_view>& runs) {
+                                         const std::vector<std::string_view>& runs,
+                                         const std::vector<Protocol>& protocols) {
   if (r.tuner == TunerPlugin::none) return std::nullopt;
-  return tuner_plugin_choice(r.tuner, r.collective, bytes, r.ranks, placed_nodes(*r.topology),
-                             [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); },
-                             r.nccl_protocol ? r.nccl_protocol->name : std::string_view());
+  return tuner_plugin_choice(
+      r.tuner, r.collective, bytes, r.ranks, placed_nodes(*r.topology),
+      [&](std::string_view a) { return std::find(runs.begin(), runs.end(), a) != runs.end(); },
+      [&](std::string_view p) {
+        return std::any_of(protocols.begin(), protocols.end(), [&](const Protocol& q) { return q.name == p; });
+      });
 }
 
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
 // algorithms that runs here, with every protocol, the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
-  if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes, runs)) {
+  const std::vector<Protocol> protocols = nccl_protocols(r);
+  if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes, runs, protocols)) {
     PredictionRecord rec = predict_with(r, find_protocol(pick->protocol), std::string(pick->algorithm), bytes);
     rec.algorithm = kNcclChoice;
     return rec;
   }
-  PredictionRequest allowed = r;  // every protocol, or NCCL_PROTO's one
-  allowed.protocol = r.nccl_protocol;
   std::optional<PredictionRecord> best;
   std::vector<std::string> short_of_channels;
   for (std::string_view a : runs) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
     const bool in_network = find_algorithm(a).in_network != InNetwork::none;
-    if (in_network && r.nccl_protocol && *r.nccl_protocol != simple_protocol()) continue;
-    PredictionRecord rec = !in_network ? predict_algorithm(allowed, std::string(a), bytes)
-                                       : predict_with(r, simple_protocol(), std::string(a), bytes);
-    add_short_of_channels(short_of_channels, rec);
-    if (!best || rec.time_s < best->time_s) best = std::move(rec);
+    if (in_network && !simple_allowed(protocols)) continue;
+    for (const Protocol& p : in_network ? std::vector<Protocol>{simple_protocol()} : protocols) {
+      PredictionRecord rec = predict_with(r, p, std::string(a), bytes);
+      add_short_of_channels(short_of_channels, rec);
+      if (!best || rec.time_s < best->time_s) best = std::move(rec);
+    }
   }
+  if (!best)
+    throw Error(fmt::format("--algo nccl: NCCL_PROTO leaves {} only, which none of NCCL's algorithms that run {} here "
+                            "({}) takes",
+                            protocols.front().name, format_size(bytes), fmt::join(runs, ", ")));
   best->algorithm = kNcclChoice;  // runs: the one chosen
   best->short_of_channels = std::move(short_of_channels);  // of every candidate: the choice was among them
   return *best;
@@ -530,6 +554,32 @@ bool streams_by_default(const PredictionRequest& r, std::string_view algorithm, 
 }
 
 }  // namespace
+
+// NCCL's name for a candidate of "nccl", as NCCL_ALGO writes it (NcclEnvironment): its Ring is
+// collsim's ring and chain, its Tree nccl-tree, its CollNetDirect collnet; linear (all-to-all's
+// sends and receives) is none of them, and NCCL_ALGO leaves it alone.
+static std::string_view nccl_algorithm_name(std::string_view candidate) {
+  if (candidate == "ring" || candidate == "chain") return "ring";
+  if (candidate == "nccl-tree") return "tree";
+  if (candidate == "nvls") return "nvls";
+  if (candidate == "nvls-tree") return "nvlstree";
+  if (candidate == "collnet") return "collnetdirect";
+  return {};
+}
+
+bool nccl_environment_allows(const PredictionRequest& r, std::string_view candidate) {
+  const std::string_view name = nccl_algorithm_name(candidate);
+  return name.empty() || r.runtime_hardware.environment.allows_algorithm(name);
+}
+
+std::vector<Protocol> nccl_protocols(const PredictionRequest& r) {
+  if (r.nccl_protocol) return {*r.nccl_protocol};
+  std::vector<Protocol> out;
+  for (const Protocol& p : protocol_table())
+    if (r.runtime_hardware.environment.allows_protocol(p.name)) out.push_back(p);
+  return out;
+}
+
 
 // Held where the schedule is small (kStreamAboveTransfers), streamed where it is large or does
 // not fit, and can stream (or when asked): the held run gives the analytic column, --detail and

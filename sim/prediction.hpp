@@ -219,4 +219,11 @@ std::uint32_t suggested_channels(const PredictionRequest& request);
 // The channels `algorithm` runs under `request` (1 for those that take none).
 std::uint32_t channels_for(const PredictionRequest& request, std::string_view algorithm);
 
+// Whether the cluster's NCCL environment (NCCL_ALGO, NCCL_NVLS_ENABLE: NcclEnvironment) lets
+// "nccl" choose `candidate`, one of nccl_candidates (all-to-all's linear sends: always).
+bool nccl_environment_allows(const PredictionRequest& request, std::string_view candidate);
+// The protocols "nccl" chooses among: --protocol's one (NCCL_PROTO for this prediction), else the
+// cluster's NCCL_PROTO (runtime.proto), else LL, LL128 and Simple.
+std::vector<Protocol> nccl_protocols(const PredictionRequest& request);
+
 }  // namespace collsim

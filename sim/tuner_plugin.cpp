@@ -150,7 +150,7 @@ const std::vector<Region>& p5_allreduce_1_per_node() {
 
 std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t bytes, Rank ranks, Rank nodes,
                                            const std::function<bool(std::string_view)>& runs_here,
-                                           std::string_view only_protocol) {
+                                           const std::function<bool(std::string_view)>& protocol_allowed) {
   // region_get_coll_info_internal_v3: on 2 nodes or fewer, NCCL's own tuning; region_init_internal_p5_p5e:
   // regions for 8, 2 and 1 GPUs a node (and, for 1, allgather and reduce-scatter: not carried here).
   if (collective != Collective::allreduce || nodes <= 2) return std::nullopt;
@@ -161,7 +161,7 @@ std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t 
   if (table == nullptr) return std::nullopt;
   const Point point{double(bytes), double(ranks)};
   for (const Region& region : *table)
-    if (runs_here(region.algorithm) && (only_protocol.empty() || only_protocol == region.protocol) &&
+    if (runs_here(region.algorithm) && (!protocol_allowed || protocol_allowed(region.protocol)) &&
         holds(region, point))
       return TunerChoice{region.algorithm, region.protocol};
   return std::nullopt;
@@ -172,11 +172,11 @@ std::optional<TunerChoice> aws_ofi_nccl_p5(Collective collective, std::uint64_t 
 std::optional<TunerChoice> tuner_plugin_choice(TunerPlugin plugin, Collective collective, std::uint64_t bytes,
                                                Rank ranks, Rank nodes,
                                                const std::function<bool(std::string_view)>& runs_here,
-                                               std::string_view only_protocol) {
+                                               const std::function<bool(std::string_view)>& protocol_allowed) {
   switch (plugin) {
     case TunerPlugin::none: return std::nullopt;
     case TunerPlugin::aws_ofi_nccl_p5:
-      return aws_ofi_nccl_p5(collective, bytes, ranks, nodes, runs_here, only_protocol);
+      return aws_ofi_nccl_p5(collective, bytes, ranks, nodes, runs_here, protocol_allowed);
   }
   return std::nullopt;
 }

@@ -32,13 +32,13 @@ struct TunerChoice {
 };
 
 // The plugin's choice for `collective` of `bytes` on `ranks` ranks over `nodes` nodes, skipping
-// regions whose algorithm cannot run here (`runs_here`) or whose protocol NCCL may not use
-// (`only_protocol`, NCCL_PROTO; empty: any), as NCCL marks those entries ignored; none where the
-// plugin leaves the choice to NCCL.
+// regions whose algorithm cannot run here or NCCL_ALGO leaves out (`runs_here`) or whose protocol
+// NCCL_PROTO leaves out (`protocol_allowed`; none: any), as NCCL marks those entries ignored;
+// none where the plugin leaves the choice to NCCL.
 std::optional<TunerChoice> tuner_plugin_choice(TunerPlugin plugin, Collective collective, std::uint64_t bytes,
                                                Rank ranks, Rank nodes,
                                                const std::function<bool(std::string_view)>& runs_here,
-                                               std::string_view only_protocol = {});
+                                               const std::function<bool(std::string_view)>& protocol_allowed = {});
 
 // The plugin's name as a config writes it ("aws-ofi-nccl-p5"), and what it covers, for predict's header.
 std::string_view tuner_plugin_name(TunerPlugin plugin);

@@ -2,9 +2,11 @@
 #include "topologies/cluster_config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -344,13 +346,52 @@ std::uint64_t nccl_env_bytes(const ConfigReader& in, const YAML::Node& v, const 
   return std::uint64_t(x);
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// NCCL_ALGO or NCCL_PROTO's list as NCCL reads it (src/graph/tuning.cc, parseList): names
+// separated by commas, any case, all but those with a leading '^'; the names NCCL may use, in
+// `names`' order. Per-collective lists ("allreduce:tree") are not read.
+std::vector<std::string> nccl_env_list(const ConfigReader& in, const YAML::Node& v, const std::string& field,
+                                       std::span<const std::string_view> names) {
+  const std::string text = in.text(v, field);
+  if (text.find_first_of(":;") != std::string::npos)
+    in.fail(v, fmt::format("'{}' takes one list for every collective (such as \"Ring,Tree\"); per-collective "
+                           "lists (\"allreduce:tree\") are not read, got '{}'", field, text));
+  const bool except = !text.empty() && text[0] == '^';
+  std::set<std::string> listed;
+  std::string_view rest = std::string_view(text).substr(except ? 1 : 0);
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string name = lower(std::string(rest.substr(0, comma)));
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      in.fail(v, fmt::format("'{}' names '{}', which NCCL does not know; it takes {} (any case, ',' between, a "
+                             "leading '^' for all but those)",
+                             field, name, fmt::join(names, ", ")));
+    listed.insert(name);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  std::vector<std::string> out;
+  for (std::string_view n : names)
+    if (listed.contains(std::string(n)) != except) out.emplace_back(n);
+  if (out.empty()) in.fail(v, fmt::format("'{}' leaves NCCL nothing to use: '{}'", field, text));
+  return out;
+}
+
 // buffsize, nvls_chunksize, nvlstree_max_chunksize: NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE and
-// NCCL_NVLSTREE_MAX_CHUNKSIZE as the cluster's runs set them (NcclEnvironment).
+// NCCL_NVLSTREE_MAX_CHUNKSIZE as the cluster's runs set them; algo, proto, nvls_enable:
+// NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE (NcclEnvironment).
 void read_nccl_environment(const ConfigReader& in, const YAML::Node& r, NcclEnvironment& env) {
   if (const YAML::Node v = r["buffsize"]) env.buffsize = nccl_env_bytes(in, v, "runtime.buffsize");
   if (const YAML::Node v = r["nvls_chunksize"]) env.nvls_chunksize = nccl_env_bytes(in, v, "runtime.nvls_chunksize");
   if (const YAML::Node v = r["nvlstree_max_chunksize"])
     env.nvlstree_max_chunksize = nccl_env_bytes(in, v, "runtime.nvlstree_max_chunksize");
+  if (const YAML::Node v = r["algo"]) env.algorithms = nccl_env_list(in, v, "runtime.algo", kNcclAlgorithmNames);
+  if (const YAML::Node v = r["proto"]) env.protocols = nccl_env_list(in, v, "runtime.proto", kNcclProtocolNames);
+  if (const YAML::Node v = r["nvls_enable"]) env.nvls_enabled = in.flag(v, "runtime.nvls_enable");
 }
 
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
@@ -364,7 +405,7 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
   }
   in.only_keys(r, "runtime",
                {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner", "buffsize", "nvls_chunksize",
-                "nvlstree_max_chunksize"});
+                "nvlstree_max_chunksize", "algo", "proto", "nvls_enable"});
   read_nccl_environment(in, r, c.runtime_hardware.environment);
   if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
   if (const YAML::Node tuner = r["tuner"]) c.tuner = tuner_plugin(in, tuner);
@@ -699,6 +740,15 @@ ClusterConfig flat_cluster(std::string name, const CostModel& cost, Rank ranks) 
   c.ranks = ranks;
   c.topology = flat_topology(cost, ranks, flat_summary(cost, ranks));
   return c;
+}
+
+bool NcclEnvironment::allows_algorithm(std::string_view nccl_name) const {
+  if (!nvls_enabled && (nccl_name == "nvls" || nccl_name == "nvlstree")) return false;
+  return algorithms.empty() || std::find(algorithms.begin(), algorithms.end(), nccl_name) != algorithms.end();
+}
+
+bool NcclEnvironment::allows_protocol(std::string_view nccl_name) const {
+  return protocols.empty() || std::find(protocols.begin(), protocols.end(), nccl_name) != protocols.end();
 }
 
 }  // namespace collsim

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
@@ -37,11 +38,27 @@ enum class TunerPlugin : std::uint8_t { none, aws_ofi_nccl_p5 };
 // buffsize, nvls_chunksize, nvlstree_max_chunksize: NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE,
 // NCCL_NVLSTREE_MAX_CHUNKSIZE), which set its pipelines' chunks (sim/runtime.hpp); 0: NCCL's
 // default (4 MiB; 128 KiB; the NVLS chunk, or 64 KiB on 4 nodes or more).
+// Which algorithms and protocols NCCL may choose (the `runtime:` map's algo, proto and
+// nvls_enable: NCCL_ALGO, NCCL_PROTO and NCCL_NVLS_ENABLE), by NCCL's own names in lower case
+// (src/init.cc ncclAlgoStr, ncclProtoStr): tree, ring, collnetdirect, collnetchain, nvls,
+// nvlstree, pat; ll, ll128, simple. An empty list allows all; nvls_enable false takes nvls and
+// nvlstree out whatever algo says.
 struct NcclEnvironment {
   std::uint64_t buffsize = 0;
   std::uint64_t nvls_chunksize = 0;
   std::uint64_t nvlstree_max_chunksize = 0;
+  std::vector<std::string> algorithms;
+  std::vector<std::string> protocols;
+  bool nvls_enabled = true;
+
+  bool allows_algorithm(std::string_view nccl_name) const;
+  bool allows_protocol(std::string_view nccl_name) const;
 };
+
+// NCCL's algorithm and protocol names, as NCCL_ALGO and NCCL_PROTO take them (lower case).
+inline constexpr std::string_view kNcclAlgorithmNames[] = {"tree", "ring",     "collnetdirect", "collnetchain",
+                                                           "nvls", "nvlstree", "pat"};
+inline constexpr std::string_view kNcclProtocolNames[] = {"ll", "ll128", "simple"};
 
 struct RuntimeHardware {
   std::uint32_t compute_capability = 0;  // major x 10 + minor: 90 for an H100

@@ -134,7 +134,8 @@ TEST_CASE("A config's runtime tuner is one the simulator knows") {
 TEST_CASE("NCCL_PROTO (predict --algo nccl --protocol X) limits NCCL's choice and the plugin's regions to X") {
   const auto pick = [](std::string_view only) {
     const auto c = tuner_plugin_choice(TunerPlugin::aws_ofi_nccl_p5, Collective::allreduce, 32 * MiB, 32, 4,
-                                       [](std::string_view) { return true; }, only);
+                                       [](std::string_view) { return true; },
+                                       [&](std::string_view p) { return only.empty() || p == only; });
     return c ? std::string(c->algorithm) + " " + std::string(c->protocol) : "nccl's own";
   };
   CHECK(pick("ll128") == "nccl-tree ll128");

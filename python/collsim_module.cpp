@@ -177,8 +177,9 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
   r.channels = channels;
   set_gpus_per_thread(r, c, gpus_per_thread);
   if (engine != "auto") r.engine = find_engine(engine).kind;
-  // As predict's --protocol: none given, Simple for named algorithms and every protocol for
-  // "nccl"; given, that one (NCCL_PROTO for "nccl"), or 'auto' the fastest of each.
+  // As predict's --protocol: none given, Simple for named algorithms and for "nccl" every protocol
+  // the cluster's runtime.proto allows; given, that one (NCCL_PROTO for "nccl"), or 'auto' the
+  // fastest of each.
   if (protocol) {
     r.protocol = *protocol == "auto" ? std::nullopt : std::optional<Protocol>(find_protocol(*protocol));
     r.nccl_protocol = r.protocol;
@@ -241,7 +242,8 @@ void bind_cluster(py::module_& m) {
         "Predict time per algorithm and size; records as `collsim predict --format json`, with its defaults and "
         "options: engine 'auto' (flow on a cluster with a topology, analytic on a flat network), 'analytic', 'flow' "
         "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto' (None: Simple, "
-        "and for 'nccl' NCCL's choice among all; given, NCCL_PROTO for 'nccl'); ranks and "
+        "and for 'nccl' NCCL's choice among what the cluster's runtime.proto allows; given, NCCL_PROTO for 'nccl'); "
+        "ranks and "
         "placement ('linear', 'round-robin', 'random', with placement_seed) re-place the cluster's ranks; ports 'one' "
         "or 'unlimited' (analytic); stream 'auto', 'always' or 'never' (flow); trace: write a Chrome trace of the "
         "flow-engine runs to this file; gpus_per_thread: GPUs one host thread launches each collective on "

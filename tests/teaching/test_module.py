@@ -112,6 +112,13 @@ def test_predict_takes_the_command_lines_options():
     free = collsim.predict(cluster, "nccl", ["1M", "1G"])
     assert free == cli_json("predict", "--preset", "dgx-h100", "--algo", "nccl", "--bytes", "1M,1G")
     assert len({r["protocol"] for r in free}) == 2
+    # the cluster's own NCCL_PROTO (runtime.proto: Simple on gcp-a3mega-tcpxo) bounds 'nccl' when
+    # none is given; a given one overrides it, as on the command line
+    tcpxo = collsim.preset("gcp-a3mega-tcpxo")
+    bounded = collsim.predict(tcpxo, "nccl", ["8", "1M"])
+    assert bounded == cli_json("predict", "--preset", "gcp-a3mega-tcpxo", "--algo", "nccl", "--bytes", "8,1M")
+    assert {r["protocol"] for r in bounded} == {"simple"}
+    assert {r["protocol"] for r in collsim.predict(tcpxo, "nccl", "8", protocol="ll")} == {"ll"}
     placed = collsim.predict(collsim.preset("fat-tree-2to1"), "hierarchical-ring", "1M", ranks=32,
                              placement="round-robin")
     assert placed == cli_json("predict", "--preset", "fat-tree-2to1", "--ranks", 32, "--placement", "round-robin",

@@ -1,5 +1,5 @@
 // cli/cmd_topo.cpp — `collsim topo`: what a cluster's network is made of (hosts,
-// switches, links per class, routed diameter, bisection bandwidth), the route between two
+// switches, links per class, routed diameter, bisection bandwidth, runtime), the route between two
 // ranks, and the whole graph for Graphviz (--format dot).
 #include <iostream>
 #include <limits>
@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "sim/cost_rule.hpp"
+#include "sim/tuner_plugin.hpp"
 #include "topologies/analysis.hpp"
 #include "topologies/cluster_config.hpp"
 #include "topologies/flat_network.hpp"
@@ -60,6 +61,36 @@ void print_route(const Topology& t, const RouteReport& r) {
              r.cost.beta_s_per_byte > 0 ? format_rate(1.0 / r.cost.beta_s_per_byte) : "none (same endpoint)");
 }
 
+// "nccl: compute capability 9.0, intel hosts; tuner aws-ofi-nccl-p5; the runs set NCCL_..." or
+// "none (the links alone)": the collective library that drives the links (sim/runtime.hpp).
+std::string runtime_text(const ClusterConfig& c) {
+  if (c.runtime == CollectiveRuntime::none) return "none (the links alone: no library's latencies or rate caps)";
+  const RuntimeHardware& h = c.runtime_hardware;
+  std::string out = "nccl";
+  if (h.compute_capability > 0)
+    out += fmt::format(": compute capability {}.{}, {} hosts", h.compute_capability / 10, h.compute_capability % 10,
+                       h.amd_hosts ? "AMD" : "non-AMD");
+  if (c.tuner != TunerPlugin::none) out += fmt::format("; tuner {}", tuner_plugin_name(c.tuner));
+  if (c.collnet_enabled) out += "; NCCL_COLLNET_ENABLE=1";
+  const std::vector<std::string> set = nccl_environment_settings(h.environment);
+  if (!set.empty()) out += fmt::format("; the runs set {}", fmt::join(set, " "));
+  return out;
+}
+
+nlohmann::json runtime_json(const ClusterConfig& c) {
+  if (c.runtime == CollectiveRuntime::none) return nullptr;
+  nlohmann::json environment = nlohmann::json::object();
+  for (const std::string& setting : nccl_environment_settings(c.runtime_hardware.environment)) {
+    const std::size_t eq = setting.find('=');
+    environment[setting.substr(0, eq)] = setting.substr(eq + 1);
+  }
+  return {{"library", "nccl"}, {"compute_capability", c.runtime_hardware.compute_capability > 0
+                                                        ? nlohmann::json(c.runtime_hardware.compute_capability / 10.0)
+                                                        : nlohmann::json(nullptr)},
+          {"amd_hosts", c.runtime_hardware.amd_hosts}, {"tuner", tuner_plugin_name(c.tuner)},
+          {"collnet_enable", c.collnet_enabled}, {"environment", environment}};
+}
+
 void print_table(const ClusterConfig& c, const TopologyFacts& f) {
   const Topology& t = *c.topology;
   fmt::print("collsim topo: {}\n", c.name);
@@ -79,6 +110,7 @@ void print_table(const ClusterConfig& c, const TopologyFacts& f) {
              f.diameter_exact ? "all endpoint pairs" : fmt::format("from {} sources to all endpoints", f.diameter_sources));
   fmt::print("bisection    {} per direction (max-flow from the first half of the endpoints/nodes to the second)\n",
              format_rate(f.bisection_Bps));
+  fmt::print("runtime      {}\n", runtime_text(c));
 }
 
 nlohmann::json to_json(const ClusterConfig& c, const TopologyFacts& f, const std::optional<RouteReport>& route) {
@@ -93,7 +125,7 @@ nlohmann::json to_json(const ClusterConfig& c, const TopologyFacts& f, const std
                       {"link_classes", classes}, {"routing", to_string(t.routing)}, {"routing_seed", t.routing_seed},
                       {"placement", describe(t.placement)}, {"ranks", t.ranks()},
                       {"diameter_links", f.diameter_links}, {"diameter_exact", f.diameter_exact},
-                      {"bisection_Bps", f.bisection_Bps}};
+                      {"bisection_Bps", f.bisection_Bps}, {"runtime", runtime_json(c)}};
   if (route) {
     nlohmann::json hops = nlohmann::json::array();
     for (LinkId l : route->links) hops.push_back(t.network.vertex(t.network.link(l).to).name);
@@ -216,7 +248,7 @@ void run(const TopoOptions& o) {
 void add_topo_command(CLI::App& app) {
   auto options = std::make_shared<TopoOptions>();
   auto& o = *options;
-  CLI::App* cmd = app.add_subcommand("topo", "Describe a cluster's network: counts, diameter, bisection, routes, dot");
+  CLI::App* cmd = app.add_subcommand("topo", "Describe a cluster's network: counts, diameter, bisection, runtime, routes, dot");
   add_cluster_options(*cmd, o.cluster, "Cluster YAML");
   cmd->add_flag("--list", o.list, "List the presets");
   cmd->add_flag("--kinds", o.kinds, "List the topology kinds a config may name, with their keys");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/presets.sh COLLSIM — every preset (every configs/*.yaml) loads, `collsim topo`
 # reports its one-line description, endpoints, a routed diameter and a positive bisection
-# for it, a route between its first and last rank ends where it should, and `predict` prices
+# for it, its runtime (NCCL's GPUs, tuner and environment where it names one), a route between
+# its first and last rank ends where it should, and `predict` prices
 # a ring allreduce and what NCCL would run (--algo nccl) on it.
 set -u
 collsim=$1
@@ -21,6 +22,16 @@ assert 1 <= j["diameter_links"] <= 16, j["diameter_links"]
 assert j["bisection_Bps"] > 0, j["bisection_Bps"]
 assert j["route"]["hops"], "empty route"
 assert j["route"]["bottleneck_Bps"] > 0
+# the runtime as the preset's YAML gives it: NCCL's GPUs on every preset that names one
+runtime = j["runtime"]
+if runtime is not None:
+    assert runtime["library"] == "nccl" and runtime["compute_capability"] >= 7.0, runtime
+    assert all(k.startswith("NCCL_") for k in runtime["environment"]), runtime
+if preset == "gcp-a3mega-tcpxo":
+    assert runtime["environment"] == {"NCCL_BUFFSIZE": "8388608", "NCCL_ALGO": "tree,ring", "NCCL_PROTO": "simple",
+                                      "NCCL_NVLS_ENABLE": "0"}, runtime
+if preset == "aws-p5-efa":
+    assert runtime["tuner"] == "aws-ofi-nccl-p5" and runtime["amd_hosts"], runtime
 PY
   then
     failed=$((failed + 1)); echo "FAIL: topo --preset $preset: facts out of range"; continue

@@ -1,0 +1,172 @@
+// cli/predict_header.cpp — the lines `collsim predict` prints before its table (see the header).
+#include "cli/predict_header.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/units.hpp"
+#include "collectives/algorithm.hpp"
+#include "sim/cost_rule.hpp"
+#include "sim/engine_table.hpp"
+#include "sim/pair_pricing.hpp"
+#include "sim/runtime.hpp"
+#include "sim/tuner_plugin.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// Why the header's engine is the one it is, when the user did not choose it.
+std::string why_engine(const PredictOptions& o, const ClusterConfig& c) {
+  if (o.engine || default_engine(c.topology) != EngineKind::flow) return "";
+  return "engine flow by default on a cluster with a topology: links are shared; --engine analytic gives the "
+         "contention-free model of the closed forms\n";
+}
+
+std::string describe_links(const CostModel& cost) {
+  auto link = [](const LinkCost& l) {
+    return fmt::format("{:.4g} GB/s, alpha {}", l.beta_s_per_byte > 0 ? to_GBps(1.0 / l.beta_s_per_byte) : 0.0,
+                       format_seconds(l.alpha_s));
+  };
+  std::string out = cost.is_uniform() ? "links " + link(cost.inter_node)
+                                      : fmt::format("inter-node {}; intra-node {} ({} ranks per node)",
+                                                    link(cost.inter_node), link(cost.intra_node), cost.ranks_per_node);
+  return out + fmt::format("; gamma {:.3g} s/B", cost.gamma_s_per_byte);
+}
+
+// The header's protocol line, for a run that is not Simple.
+std::string describe_protocol(const std::optional<Protocol>& protocol) {
+  if (!protocol)
+    return "protocol auto: each algorithm and size runs with LL, LL128 and Simple and keeps the fastest (column proto)";
+  const Protocol& p = *protocol;
+  return fmt::format("protocol {}: {:.4g} of each link's bytes are data, alpha x {:.2g} ({})", p.name, p.payload_fraction,
+                     p.startup_factor, p.source);
+}
+
+// One part of the header's lines on the network (Topology::header_parts says which it has).
+void print_header_part(HeaderPart part, const ClusterConfig& c, const EngineEntry& engine) {
+  const Topology& t = *c.topology;
+  switch (part) {
+    case HeaderPart::routes:
+      fmt::print("network: {}\nrouting {}, placement {}; each message costs its route ({})\n", t.fabric_summary,
+                 to_string(t.routing), describe(t.placement),
+                 engine.contention ? "alpha + latencies, then bytes at a max-min share of every link"
+                                   : "largest alpha + latencies, bottleneck bandwidth");
+      return;
+    case HeaderPart::rank_links:
+      if (t.models_core())
+        fmt::print("each rank's core: {} of copies, shared by what it receives (the receiver copies) and its "
+                   "reductions (alone: bytes x gamma)\n",
+                   format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+      else if (t.models_memory())
+        fmt::print("each rank's memory: {} for its transfers (read by a send, written by a receive) and its "
+                   "reductions (3 bytes per byte, at most 3/gamma)\n",
+                   format_rate(t.network.link(t.memory_of(0)).bandwidth_Bps));
+      return;
+    case HeaderPart::stand_in:
+      fmt::print("closed forms and 'x bound' use rank 0's cheapest routes: {}\n",
+                 describe_links(equivalent_cost_model(t, c.cost.gamma_s_per_byte)));
+      return;
+    case HeaderPart::port_bound:
+      if (engine.contention)  // the lower bound without ports (closed_forms.hpp)
+        fmt::print("'x bound' without ports: one alpha, and rank 0's own links together, {:.4g} GB/s{}\n",
+                   to_GBps(1 / rank_port_beta(t, 0)),
+                   t.has_reducers() ? "; switches reduce, so N bytes each way and no rank's reduction" : "");
+      return;
+    case HeaderPart::classes:  // as the user gave them, with the cluster's gamma
+      fmt::print("{}\n", describe_links(c.cost));
+      return;
+  }
+}
+
+// The header's lines on the network: what its topology says describes it, then a blank line.
+void print_network(const ClusterConfig& c, const EngineEntry& engine) {
+  for (HeaderPart part : c.topology->header_parts) print_header_part(part, c, engine);
+  fmt::print("\n");
+}
+
+// "LL, LL128 and Simple", or the protocols NCCL_PROTO leaves, and who set it.
+std::string protocols_text(const PredictionRequest& r, const std::vector<Protocol>& protocols) {
+  if (r.nccl_protocol)
+    return fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name);
+  if (protocols.size() == protocol_table().size()) return "LL, LL128 and Simple";
+  std::vector<std::string_view> names;
+  for (const Protocol& p : protocols) names.push_back(p.name);
+  return fmt::format("{} only (the cluster's NCCL_PROTO: runtime.proto)", fmt::join(names, ", "));
+}
+
+// "; NCCL_ALGO=... and NCCL_NVLS_ENABLE=0 set by the cluster's runs", or "".
+std::string environment_text(const NcclEnvironment& env) {
+  std::vector<std::string> set;
+  if (!env.algorithms.empty()) set.push_back(fmt::format("NCCL_ALGO={}", fmt::join(env.algorithms, ",")));
+  if (!env.nvls_enabled) set.push_back("NCCL_NVLS_ENABLE=0");
+  if (set.empty()) return "";
+  return fmt::format("; the cluster's runs set {} (runtime: algo, nvls_enable), and NCCL chooses among the rest",
+                     fmt::join(set, " and "));
+}
+
+}  // namespace
+
+void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
+  const EngineEntry& engine = find_engine(r.engine);
+  fmt::print("collsim predict: {} on {} rank{} of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks,
+             r.ranks == 1 ? "" : "s", c.name, engine.name, engine.model(r.run), why_engine(o, c));
+  if (r.ranks == 1) fmt::print("on one rank a collective moves no data: no time, no bandwidth\n");
+  print_network(c, engine);
+  if (c.runtime == CollectiveRuntime::nccl)
+    fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
+               "and transport (NVLink, PCI, network) instead of the links' alpha, and a ring one more for every "
+               "further slice and loop of its pipeline; NVLS and CollNet their whole latency "
+               "once{} (NCCL 2.30 tuning.cc, enqueue.cc)\n\n",
+               c.runtime_hardware.compute_capability == 0
+                   ? ""
+                   : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "
+                                 "it starts by size; NVLS in one segment per loop of NCCL's NVLS channels; NVLink "
+                                 "at NCCL's {:g} GB/s a link (topo.h)",
+                                 c.runtime_hardware.compute_capability / 10, c.runtime_hardware.compute_capability % 10,
+                                 to_GBps(nccl_nvlink_link_Bps(c.runtime_hardware.compute_capability))));
+  if (r.gpus_per_thread > 1)
+    fmt::print("launching thread: one host thread launches each collective on {} GPUs (nccl-tests -g {}): the last "
+               "starts {} kernel launch calls of {} later ({} more per collective; an H100's host, "
+               "collsim-gpu-microbench)\n\n",
+               r.gpus_per_thread, r.gpus_per_thread, r.gpus_per_thread - 1, format_seconds(kHostKernelLaunchCall_s),
+               format_seconds(launching_thread_s(r.gpus_per_thread)));
+  if (c.host_issue.any())
+    fmt::print("host issue: one host thread issues every transfer in the schedule's order, {} each (none starts before "
+               "its issue), and synchronizes the {} ranks' streams {} after the GPU's last work (host_issue: collsim's "
+               "cuda backend, calibrated)\n\n",
+               format_seconds(c.host_issue.per_transfer_s), r.ranks, format_seconds(c.host_issue.sync_of(r.ranks)));
+  if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
+  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
+    std::vector<std::string_view> between_ranks, in_network;
+    for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
+      if (nccl_environment_allows(r, a))
+        (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
+    const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
+    const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
+    const bool collnet = fabric_reduces && r.collnet_enabled;
+    const std::string in_switches =
+        nodes_reduce && collnet ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
+        : nodes_reduce          ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
+        : collnet               ? " and of collnet (nodes of one GPU) with Simple"
+                                : "";
+    // NCCL 2.30 src/init.cc: collnetEnable is 0 unless set to 1.
+    const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
+                                                                 "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
+                                                               : "";
+    const std::vector<Protocol> protocols = nccl_protocols(r);
+    const bool simple_only = std::find(protocols.begin(), protocols.end(), simple_protocol()) == protocols.end();
+    fmt::print("nccl: what NCCL would run: the fastest of {} with {}{}, by the {} engine (column proto; algorithm shows "
+               "the choice){}{}\n\n",
+               fmt::join(between_ranks, ", "), protocols_text(r, protocols), simple_only ? "" : in_switches,
+               to_string(r.engine), collnet_off, environment_text(r.runtime_hardware.environment));
+    if (r.tuner != TunerPlugin::none)
+      fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
+  }
+}
+
+}  // namespace collsim::cli

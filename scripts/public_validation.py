@@ -494,7 +494,13 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   efficiency from a published two-node libfabric measurement), but their per-message start-up
   and per-hop latency are labelled assumptions (the catalog's RoCE figures): no point-to-point
   latency of either transport was found. With `runtime: nccl` their steps pay NCCL's network
-  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand.
+  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand, except
+  where the transport's vendor models its own: AWS's aws-ofi-nccl (v1.16.3) prices an internode
+  step on p5 at 20 us, and 23 us with Simple (`src/tuner/nccl_ofi_model.cpp`, net_lat 20.0;
+  `TUNER_NET_COMP_OVERHEAD` 3 us), which `aws-p5-efa` now gives (`runtime:
+  net_step_latency_s`): every EFA row moved toward the measurement, the 1-128 MiB ones most
+  (EFA's 1-128 MiB median 44.9% -> 37.2%; aws-p5-32n-32m -44.9% -> -34.4%, aws-p5-8n-32m
+  -44.1% -> -36.7%), the large ones by under a point.
 - **What the A3 Mega run let NCCL choose (TCPXO).** Its image pulls Google's TCPXO NCCL
   installer v1.0.3 and its README runs `all_reduce_perf` after sourcing the installer's
   `nccl-env-profile.sh` (create-a3mega, `startup_script.sh`, README "Basic NCCL Test"); Google's

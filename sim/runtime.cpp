@@ -55,9 +55,16 @@ double hw_s(Hw hw, Family family, Proto proto) { return 1e-6 * kHw[hw][std::size
 
 Rank log2_floor(Rank n) { return n > 1 ? Rank(std::bit_width(n) - 1) : 0; }
 
+// A network step's latency: the cluster's own for its transport where it gives one
+// (RuntimeHardware::net_step_latency_s), else NCCL's NET figure for the algorithm and protocol.
+double net_s(const RuntimeHardware& hardware, Family family, Proto proto) {
+  const double own = hardware.net_step_latency_s[proto];
+  return own > 0 ? own : hw_s(kNet, family, proto);
+}
+
 // The in-network algorithms' whole latency, as ncclTopoTuneModel adds it (Simple only).
-double in_network_latency_s(Family family, Rank nodes, Rank ranks_per_node) {
-  const double intra = hw_s(kNvlink, family, kSimple), inter = hw_s(kNet, family, kSimple);
+double in_network_latency_s(const RuntimeHardware& hardware, Family family, Rank nodes, Rank ranks_per_node) {
+  const double intra = hw_s(kNvlink, family, kSimple), inter = net_s(hardware, family, kSimple);
   switch (family) {
     case Family::nvls: return intra + (nodes > 1 ? inter : 0.0);
     case Family::nvls_tree: return intra + 2.0 * double(log2_floor(nodes)) * inter;
@@ -324,7 +331,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
   if (family == Family::ring || family == Family::tree) {
     out.step.by_transport[std::size_t(Transport::nvlink)] = hw_s(kNvlink, family, proto);
     out.step.by_transport[std::size_t(Transport::pci)] = hw_s(kPci, family, proto);
-    out.step.by_transport[std::size_t(Transport::net)] = hw_s(kNet, family, proto);
+    out.step.by_transport[std::size_t(Transport::net)] = net_s(hardware, family, proto);
     if (hardware.compute_capability > 0) {
       // NCCL lowers its own channel count by size and never raises it (MAXCHANNELS at most).
       out.rate.channels = std::min(nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks), kNcclMaxChannels);
@@ -335,7 +342,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
     out.fixed_s += out.pipeline.extra_sync_s;
     if (plateau_applies(run, hardware, out.pipeline)) scale_latencies(out, hardware.compute_capability < 80 ? kRingPlateauBeforeAmpere : kRingPlateau);
   } else {
-    out.fixed_s += in_network_latency_s(family, nodes, ranks_per_node);
+    out.fixed_s += in_network_latency_s(hardware, family, nodes, ranks_per_node);
     out.pipeline = nccl_nvls_pipeline(run, hardware);
     if (family == Family::nvls_tree && hardware.compute_capability > 0) {
       out.rate.cap_Bps = nvls_tree_head_cap_Bps(hardware, nodes, run.ranks);

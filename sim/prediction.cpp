@@ -156,6 +156,12 @@ bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm)
   return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
 }
 
+std::string protocol_names(const std::vector<Protocol>& protocols) {
+  std::vector<std::string_view> names;
+  for (const Protocol& p : protocols) names.push_back(p.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 bool simple_allowed(const std::vector<Protocol>& protocols) {
   return std::find(protocols.begin(), protocols.end(), simple_protocol()) != protocols.end();
 }
@@ -470,7 +476,8 @@ std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64
 }
 
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
-// algorithms that runs here, with every protocol, the fastest kept.
+// algorithms that runs here and the runs' environment allows, with every protocol it allows
+// (nccl_protocols), the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
   const std::vector<Protocol> protocols = nccl_protocols(r);
@@ -494,8 +501,8 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   }
   if (!best)
     throw Error(fmt::format("--algo nccl: NCCL_PROTO leaves {} only, which none of NCCL's algorithms that run {} here "
-                            "({}) takes",
-                            protocols.front().name, format_size(bytes), fmt::join(runs, ", ")));
+                            "({}) takes; allow Simple (--protocol simple, or runtime: proto)",
+                            protocol_names(protocols), format_size(bytes), fmt::join(runs, ", ")));
   best->algorithm = kNcclChoice;  // runs: the one chosen
   best->short_of_channels = std::move(short_of_channels);  // of every candidate: the choice was among them
   return *best;
@@ -553,12 +560,10 @@ bool streams_by_default(const PredictionRequest& r, std::string_view algorithm, 
   return why_not_streamed(by_default, algorithm, schedule_request(by_default, find_algorithm(algorithm), bytes)).empty();
 }
 
-}  // namespace
-
 // NCCL's name for a candidate of "nccl", as NCCL_ALGO writes it (NcclEnvironment): its Ring is
 // collsim's ring and chain, its Tree nccl-tree, its CollNetDirect collnet; linear (all-to-all's
 // sends and receives) is none of them, and NCCL_ALGO leaves it alone.
-static std::string_view nccl_algorithm_name(std::string_view candidate) {
+std::string_view nccl_algorithm_name(std::string_view candidate) {
   if (candidate == "ring" || candidate == "chain") return "ring";
   if (candidate == "nccl-tree") return "tree";
   if (candidate == "nvls") return "nvls";
@@ -566,6 +571,8 @@ static std::string_view nccl_algorithm_name(std::string_view candidate) {
   if (candidate == "collnet") return "collnetdirect";
   return {};
 }
+
+}  // namespace
 
 bool nccl_environment_allows(const PredictionRequest& r, std::string_view candidate) {
   const std::string_view name = nccl_algorithm_name(candidate);
@@ -579,7 +586,6 @@ std::vector<Protocol> nccl_protocols(const PredictionRequest& r) {
     if (r.runtime_hardware.environment.allows_protocol(p.name)) out.push_back(p);
   return out;
 }
-
 
 // Held where the schedule is small (kStreamAboveTransfers), streamed where it is large or does
 // not fit, and can stream (or when asked): the held run gives the analytic column, --detail and

@@ -127,4 +127,13 @@ TEST_CASE("An NCCL environment that leaves no algorithm able to run says so") {
   r.sizes = {MiB};
   r.engine = EngineKind::flow;
   REQUIRE_THROWS_WITH(predict(r), Catch::Contains("(runtime: algo, nvls_enable) leave NCCL nvls"));
+  // NCCL_ALGO=NVLS on one node runs, but not with NCCL_PROTO=LL: NVLS takes Simple only.
+  ClusterConfig one = cluster(1, ", algo: NVLS");
+  PredictionRequest q = cluster_request(one);
+  q.algorithms = {"nccl"};
+  q.sizes = {MiB};
+  q.engine = EngineKind::flow;
+  CHECK(predict(q).at(0).runs == "nvls");
+  q.nccl_protocol = find_protocol("ll");
+  REQUIRE_THROWS_WITH(predict(q), Catch::Contains("NCCL_PROTO leaves ll only, which none of NCCL's algorithms"));
 }

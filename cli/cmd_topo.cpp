@@ -75,7 +75,8 @@ std::string runtime_text(const ClusterConfig& c) {
   if (h.net_step_latency_s[0] > 0)
     out += fmt::format("; a network step {} (LL), {} (LL128), {} (Simple)", format_seconds(h.net_step_latency_s[0]),
                        format_seconds(h.net_step_latency_s[1]), format_seconds(h.net_step_latency_s[2]));
-  const std::vector<std::string> set = nccl_environment_settings(h.environment);
+  std::vector<std::string> set;
+  for (const auto& [name, value] : nccl_environment_settings(h.environment)) set.push_back(name + "=" + value);
   if (!set.empty()) out += fmt::format("; the runs set {}", fmt::join(set, " "));
   return out;
 }
@@ -83,10 +84,7 @@ std::string runtime_text(const ClusterConfig& c) {
 nlohmann::json runtime_json(const ClusterConfig& c) {
   if (c.runtime == CollectiveRuntime::none) return nullptr;
   nlohmann::json environment = nlohmann::json::object();
-  for (const std::string& setting : nccl_environment_settings(c.runtime_hardware.environment)) {
-    const std::size_t eq = setting.find('=');
-    environment[setting.substr(0, eq)] = setting.substr(eq + 1);
-  }
+  for (const auto& [name, value] : nccl_environment_settings(c.runtime_hardware.environment)) environment[name] = value;
   return {{"library", "nccl"}, {"compute_capability", c.runtime_hardware.compute_capability > 0
                                                         ? nlohmann::json(c.runtime_hardware.compute_capability / 10.0)
                                                         : nlohmann::json(nullptr)},

@@ -94,16 +94,15 @@ std::string protocols_text(const PredictionRequest& r, const std::vector<Protoco
   if (r.nccl_protocol)
     return fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name);
   if (protocols.size() == protocol_table().size()) return "LL, LL128 and Simple";
-  std::vector<std::string_view> names;
-  for (const Protocol& p : protocols) names.push_back(p.name);
-  return fmt::format("{} only (the cluster's NCCL_PROTO: runtime.proto)", fmt::join(names, ", "));
+  return fmt::format("{} only (the cluster's NCCL_PROTO: runtime.proto)", protocol_names(protocols));
 }
 
-// "; NCCL_ALGO=... and NCCL_NVLS_ENABLE=0 set by the cluster's runs", or "".
+// "; NCCL_ALGO=... and NCCL_NVLS_ENABLE=0 set by the cluster's runs", or "": the settings that
+// leave NCCL fewer algorithms.
 std::string environment_text(const NcclEnvironment& env) {
   std::vector<std::string> set;
-  if (!env.algorithms.empty()) set.push_back(fmt::format("NCCL_ALGO={}", fmt::join(env.algorithms, ",")));
-  if (!env.nvls_enabled) set.push_back("NCCL_NVLS_ENABLE=0");
+  for (const auto& [name, value] : nccl_environment_settings(env))
+    if (name == "NCCL_ALGO" || name == "NCCL_NVLS_ENABLE") set.push_back(name + "=" + value);
   if (set.empty()) return "";
   return fmt::format("; the cluster's runs set {} (runtime: algo, nvls_enable), and NCCL chooses among the rest",
                      fmt::join(set, " and "));

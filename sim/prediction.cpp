@@ -156,12 +156,6 @@ bool nccl_considers(const PredictionRequest& r, const AlgorithmEntry& algorithm)
   return !algorithm.needs_ranks_per_node || r.ranks > r.cost.ranks_per_node;
 }
 
-std::string protocol_names(const std::vector<Protocol>& protocols) {
-  std::vector<std::string_view> names;
-  for (const Protocol& p : protocols) names.push_back(p.name);
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
 bool simple_allowed(const std::vector<Protocol>& protocols) {
   return std::find(protocols.begin(), protocols.end(), simple_protocol()) != protocols.end();
 }

@@ -46,11 +46,13 @@ const Protocol& find_protocol(std::string_view name) {
   throw Error(fmt::format("unknown protocol '{}' (known: {})", name, protocol_names()));
 }
 
-std::string protocol_names() {
+std::string protocol_names(const std::vector<Protocol>& protocols) {
   std::string names;
-  for (const Protocol& p : kProtocols) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  for (const Protocol& p : protocols) names += (names.empty() ? "" : ", ") + std::string(p.name);
   return names;
 }
+
+std::string protocol_names() { return protocol_names(kProtocols); }
 
 CostModel with_protocol(const CostModel& cost, const Protocol& protocol) {
   const auto apply = [&](LinkCost link) {

@@ -96,8 +96,9 @@ const std::vector<Protocol>& protocol_table();
 // The protocol named `name` (ll, ll128, simple; case-insensitive); throws Error naming them.
 const Protocol& find_protocol(std::string_view name);
 inline const Protocol& simple_protocol() { return find_protocol("simple"); }
-// "ll, ll128, simple"
+// "ll, ll128, simple": the table's, or those of `protocols`.
 std::string protocol_names();
+std::string protocol_names(const std::vector<Protocol>& protocols);
 
 // The flat model of a run with `protocol`: each class's alpha times the start-up factor, its
 // beta divided by the payload fraction (what the cost rule does to a route).

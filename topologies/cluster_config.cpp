@@ -755,15 +755,15 @@ ClusterConfig flat_cluster(std::string name, const CostModel& cost, Rank ranks) 
   return c;
 }
 
-std::vector<std::string> nccl_environment_settings(const NcclEnvironment& env) {
-  std::vector<std::string> out;
-  if (env.buffsize > 0) out.push_back(fmt::format("NCCL_BUFFSIZE={}", env.buffsize));
-  if (env.nvls_chunksize > 0) out.push_back(fmt::format("NCCL_NVLS_CHUNKSIZE={}", env.nvls_chunksize));
+std::vector<std::pair<std::string, std::string>> nccl_environment_settings(const NcclEnvironment& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (env.buffsize > 0) out.emplace_back("NCCL_BUFFSIZE", std::to_string(env.buffsize));
+  if (env.nvls_chunksize > 0) out.emplace_back("NCCL_NVLS_CHUNKSIZE", std::to_string(env.nvls_chunksize));
   if (env.nvlstree_max_chunksize > 0)
-    out.push_back(fmt::format("NCCL_NVLSTREE_MAX_CHUNKSIZE={}", env.nvlstree_max_chunksize));
-  if (!env.algorithms.empty()) out.push_back(fmt::format("NCCL_ALGO={}", fmt::join(env.algorithms, ",")));
-  if (!env.protocols.empty()) out.push_back(fmt::format("NCCL_PROTO={}", fmt::join(env.protocols, ",")));
-  if (!env.nvls_enabled) out.emplace_back("NCCL_NVLS_ENABLE=0");
+    out.emplace_back("NCCL_NVLSTREE_MAX_CHUNKSIZE", std::to_string(env.nvlstree_max_chunksize));
+  if (!env.algorithms.empty()) out.emplace_back("NCCL_ALGO", fmt::format("{}", fmt::join(env.algorithms, ",")));
+  if (!env.protocols.empty()) out.emplace_back("NCCL_PROTO", fmt::format("{}", fmt::join(env.protocols, ",")));
+  if (!env.nvls_enabled) out.emplace_back("NCCL_NVLS_ENABLE", "0");
   return out;
 }
 

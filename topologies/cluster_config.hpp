@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collectives/cost_model.hpp"
@@ -56,9 +57,9 @@ struct NcclEnvironment {
   bool allows_protocol(std::string_view nccl_name) const;
 };
 
-// The NCCL variables `env` sets, as "NAME=value" in a fixed order (NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE,
+// The NCCL variables `env` sets, as (NAME, value) in a fixed order (NCCL_BUFFSIZE, NCCL_NVLS_CHUNKSIZE,
 // NCCL_NVLSTREE_MAX_CHUNKSIZE, NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE); none for NCCL's defaults.
-std::vector<std::string> nccl_environment_settings(const NcclEnvironment& env);
+std::vector<std::pair<std::string, std::string>> nccl_environment_settings(const NcclEnvironment& env);
 
 // NCCL's algorithm and protocol names, as NCCL_ALGO and NCCL_PROTO take them (lower case).
 inline constexpr std::string_view kNcclAlgorithmNames[] = {"tree", "ring",     "collnetdirect", "collnetchain",

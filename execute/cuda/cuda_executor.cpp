@@ -123,10 +123,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   GpuRanks ranks(job.request.ranks, devices, schedule.info().address_space(), largest_reduced_receive(schedule, devices));
   CudaScheduleRun run(schedule, ranks, corrupt);
   Measurement m = measurement_of(job, "cuda", algorithm, bytes, schedule);
-  GpuIterationTimes times = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); });
-  m.times_s = std::move(times.times_s);
-  m.issue_s = std::move(times.issue_s);
-  m.verified = true;
+  time_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(); }, m);
   return m;
 }
 

@@ -76,9 +76,8 @@ void GpuRanks::verify(const ScheduleInfo& info) {
   }
 }
 
-GpuIterationTimes timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
-                                       const std::function<void()>& once) {
-  GpuIterationTimes out;
+void time_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
+                         const std::function<void()>& once, Measurement& m) {
   for (std::uint32_t i = 0; i < job.warmup + job.iterations; ++i) {
     ranks.upload_inputs(info);  // also leaves every stream idle
     const auto start = std::chrono::steady_clock::now();
@@ -88,10 +87,10 @@ GpuIterationTimes timed_gpu_iterations(const ExecutionJob& job, const ScheduleIn
     const auto end = std::chrono::steady_clock::now();
     ranks.verify(info);
     if (i < job.warmup) continue;
-    out.times_s.push_back(std::chrono::duration<double>(end - start).count());
-    out.issue_s.push_back(std::chrono::duration<double>(issued - start).count());
+    m.times_s.push_back(std::chrono::duration<double>(end - start).count());
+    m.issue_s.push_back(std::chrono::duration<double>(issued - start).count());
   }
-  return out;
+  m.verified = true;
 }
 
 bool apply_fault_injection() {

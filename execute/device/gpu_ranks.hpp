@@ -46,18 +46,13 @@ class GpuRanks {
   std::vector<float> readback_;
 };
 
-// The timed iterations' times (Measurement::times_s) and the host's issue in each
-// (Measurement::issue_s: `once` alone, until it returns).
-struct GpuIterationTimes {
-  std::vector<double> times_s;
-  std::vector<double> issue_s;
-};
-
 // Warm-up + timed iterations of `once` (which enqueues one execution on the ranks' streams):
 // each starts from fresh inputs with every GPU idle, is timed on the host clock from the
-// first enqueue until every stream has drained, and is verified, warm-up included.
-GpuIterationTimes timed_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
-                                       const std::function<void()>& once);
+// first enqueue until every stream has drained, and is verified, warm-up included. Records
+// into `m` the timed iterations' times (Measurement::times_s), the host's issue in each
+// (Measurement::issue_s: `once` alone, until it returns), and that every one was verified.
+void time_gpu_iterations(const ExecutionJob& job, const ScheduleInfo& info, GpuRanks& ranks,
+                         const std::function<void()>& once, Measurement& m);
 
 // COLLSIM_FAULT (tests, hidden): rank-exit and rank-hang act at once (the worker exits or
 // hangs); returns true for corrupt-reduction. Throws Error for an unknown fault.

@@ -10,7 +10,6 @@
 #include <nccl.h>
 
 #include <algorithm>
-#include <utility>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -145,10 +144,7 @@ Measurement run_schedule(const ExecutionJob& job, const std::string& algorithm, 
   NcclScheduleRun run(schedule, comms, corrupt);
   GpuRanks ranks(job.request.ranks, int(job.request.ranks), schedule.info().address_space(), run.staging_elements());
   Measurement m = measurement_of(job, "nccl", algorithm, bytes, schedule);
-  GpuIterationTimes times = timed_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(ranks); });
-  m.times_s = std::move(times.times_s);
-  m.issue_s = std::move(times.issue_s);
-  m.verified = true;
+  time_gpu_iterations(job, schedule.info(), ranks, [&] { run.enqueue(ranks); }, m);
   return m;
 }
 
@@ -156,16 +152,13 @@ Measurement run_nccl_allreduce(const ExecutionJob& job, std::uint64_t bytes, con
   const ScheduleInfo info = library_allreduce_info(job, "ncclAllReduce", bytes);
   GpuRanks ranks(info.ranks, int(info.ranks), info.bytes, 0);
   Measurement m = measurement_of(job, "nccl", info, bytes);
-  GpuIterationTimes times = timed_gpu_iterations(job, info, ranks, [&] {
+  time_gpu_iterations(job, info, ranks, [&] {
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (Rank r = 0; r < info.ranks; ++r)
       check_nccl(ncclAllReduce(ranks[r].buffer, ranks[r].buffer, info.bytes, ncclFloat, ncclSum, comms[r], ranks[r].stream),
                  "ncclAllReduce");
     check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-  });
-  m.times_s = std::move(times.times_s);
-  m.issue_s = std::move(times.issue_s);
-  m.verified = true;
+  }, m);
   return m;
 }
 

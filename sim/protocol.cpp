@@ -2,11 +2,11 @@
 #include "sim/protocol.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 
 namespace collsim {
 namespace {
@@ -28,12 +28,6 @@ const std::vector<Protocol> kProtocols{
      "LL128: 120 data bytes in each 128-byte line (NCCL device.h); per-step latency ~0.5 of Simple's (NCCL tuning.cc hwLat)"},
     {"simple", 1.0, 1.0, "Simple: the whole payload, a fence and a flag per step: the link as its class describes it"},
 };
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return out;
-}
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 #include "topologies/cluster_config.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -14,6 +13,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "base/text.hpp"
 #include "base/units.hpp"
 #include "topologies/builders/fabric_kinds.hpp"
 #include "topologies/config_reader.hpp"
@@ -346,11 +346,6 @@ std::uint64_t nccl_env_bytes(const ConfigReader& in, const YAML::Node& v, const 
   return std::uint64_t(x);
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 // NCCL_ALGO or NCCL_PROTO's list as NCCL reads it (src/graph/tuning.cc, parseList): names
 // separated by commas, any case, all but those with a leading '^'; the names NCCL may use, in
 // `names`' order. Per-collective lists ("allreduce:tree") are not read.
@@ -365,7 +360,7 @@ std::vector<std::string> nccl_env_list(const ConfigReader& in, const YAML::Node&
   std::string_view rest = std::string_view(text).substr(except ? 1 : 0);
   while (true) {
     const std::size_t comma = rest.find(',');
-    const std::string name = lower(std::string(rest.substr(0, comma)));
+    const std::string name = lowercase(rest.substr(0, comma));
     if (std::find(names.begin(), names.end(), name) == names.end())
       in.fail(v, fmt::format("'{}' names '{}', which NCCL does not know; it takes {} (any case, ',' between, a "
                              "leading '^' for all but those)",

@@ -1,7 +1,6 @@
 // sim/protocol.cpp — the three protocols' numbers, each with where it comes from.
 #include "sim/protocol.hpp"
 
-#include <algorithm>
 
 #include <fmt/format.h>
 

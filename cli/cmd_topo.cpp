@@ -72,9 +72,9 @@ std::string runtime_text(const ClusterConfig& c) {
                        h.amd_hosts ? "AMD" : "non-AMD");
   if (c.tuner != TunerPlugin::none) out += fmt::format("; tuner {}", tuner_plugin_name(c.tuner));
   if (c.collnet_enabled) out += "; NCCL_COLLNET_ENABLE=1";
-  if (h.net_step_latency_s[0] > 0)
-    out += fmt::format("; a network step {} (LL), {} (LL128), {} (Simple)", format_seconds(h.net_step_latency_s[0]),
-                       format_seconds(h.net_step_latency_s[1]), format_seconds(h.net_step_latency_s[2]));
+  if (h.net_latency_s > 0)
+    out += fmt::format("; the network's plugin reports {} of latency (each network step, twice with Simple)",
+                       format_seconds(h.net_latency_s));
   std::vector<std::string> set;
   for (const auto& [name, value] : nccl_environment_settings(h.environment)) set.push_back(name + "=" + value);
   if (!set.empty()) out += fmt::format("; the runs set {}", fmt::join(set, " "));
@@ -90,9 +90,7 @@ nlohmann::json runtime_json(const ClusterConfig& c) {
                                                         : nlohmann::json(nullptr)},
           {"amd_hosts", c.runtime_hardware.amd_hosts}, {"tuner", tuner_plugin_name(c.tuner)},
           {"collnet_enable", c.collnet_enabled}, {"environment", environment},
-          {"net_step_latency_s", c.runtime_hardware.net_step_latency_s[0] > 0
-                                     ? nlohmann::json(c.runtime_hardware.net_step_latency_s)
-                                     : nlohmann::json(nullptr)}};
+          {"net_latency_s", c.runtime_hardware.net_latency_s}};
 }
 
 void print_table(const ClusterConfig& c, const TopologyFacts& f) {

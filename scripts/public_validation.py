@@ -494,13 +494,22 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   efficiency from a published two-node libfabric measurement), but their per-message start-up
   and per-hop latency are labelled assumptions (the catalog's RoCE figures): no point-to-point
   latency of either transport was found. With `runtime: nccl` their steps pay NCCL's network
-  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand, except
-  where the transport's vendor models its own: AWS's aws-ofi-nccl (v1.16.3) prices an internode
-  step on p5 at 20 us, and 23 us with Simple (`src/tuner/nccl_ofi_model.cpp`, net_lat 20.0;
-  `TUNER_NET_COMP_OVERHEAD` 3 us), which `aws-p5-efa` now gives (`runtime:
-  net_step_latency_s`): every EFA row moved toward the measurement, the 1-128 MiB ones most
-  (EFA's 1-128 MiB median 44.9% -> 37.2%; aws-p5-32n-32m -44.9% -> -34.4%, aws-p5-8n-32m
-  -44.1% -> -36.7%), the large ones by under a point.
+  step latency (2.7 / 4.0 / 14 us by protocol), which NCCL's table gives for InfiniBand, plus
+  what the transport's NCCL plugin reports as its latency, as NCCL's own model adds it
+  (tuning.cc: `interLat += graphs[a]->latencyInter`, once more for Simple's flush). NCCL's
+  InfiniBand and the TCPXO plugin report 0; AWS's aws-ofi-nccl reports 75 us on p5
+  (`src/platform-aws.cpp`, the p5/p5e platform's `.latency`, "Empirical testing on P5 had shown
+  that NCCL's internal tuner choices work better with this value"), which `aws-p5-efa` now gives
+  (`runtime: net_latency_s`): a p5 step across nodes costs 79 us with LL128 and 164 us with
+  Simple. Before it the preset took the 20 us (23 with Simple) that the same plugin's region
+  tuner models a p5 step with (`src/tuner/nccl_ofi_model.cpp`, net_lat): that left the EFA rows at
+  1-128 MiB 37.2% off, all too fast (aws-p5-4n-64m and -8n-128m -50%, on the ring with LL128,
+  whose chain crosses the network 2 x nodes times); with NCCL's own sum they are 15.1% off, 67%
+  too fast (the ring rows within -9..+4%, the trees' -21..+25%), EFA at >= 256 MiB went from 13.1%
+  to 12.2% (53% too fast), and the 1-128 MiB class from 31.5% to 17.2%. Neither AWS figure is
+  a point-to-point measurement (none was found for EFA); 75 us is the one NCCL's runtime is
+  given on p5, and which of the two to take was decided after seeing both against these rows:
+  said here so it is weighed as such.
 - **What the A3 Mega run let NCCL choose (TCPXO).** Its image pulls Google's TCPXO NCCL
   installer v1.0.3 and its README runs `all_reduce_perf` after sourcing the installer's
   `nccl-env-profile.sh` (create-a3mega, `startup_script.sh`, README "Basic NCCL Test"); Google's

@@ -55,11 +55,12 @@ double hw_s(Hw hw, Family family, Proto proto) { return 1e-6 * kHw[hw][std::size
 
 Rank log2_floor(Rank n) { return n > 1 ? Rank(std::bit_width(n) - 1) : 0; }
 
-// A network step's latency: the cluster's own for its transport where it gives one
-// (RuntimeHardware::net_step_latency_s), else NCCL's NET figure for the algorithm and protocol.
+// A network step's latency, as ncclTopoTuneModel's interLat: NCCL's NET figure for the
+// algorithm and protocol plus the latency the network's plugin reports (graph->latencyInter),
+// once more for Simple ("Also add the flush extra latency").
 double net_s(const RuntimeHardware& hardware, Family family, Proto proto) {
-  const double own = hardware.net_step_latency_s[proto];
-  return own > 0 ? own : hw_s(kNet, family, proto);
+  const double reported = hardware.net_latency_s * (proto == kSimple ? 2.0 : 1.0);
+  return hw_s(kNet, family, proto) + reported;
 }
 
 // The in-network algorithms' whole latency, as ncclTopoTuneModel adds it (Simple only).

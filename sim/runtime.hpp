@@ -7,7 +7,7 @@
 //           protocol (LL and LL128 poll their lines, Simple fences and polls a flag) and by the
 //           transport it crosses (NVLink, PCIe, network), which takes the place of the link
 //           classes' alpha (sim/protocol.hpp, StepLatency); a cluster whose network is not
-//           InfiniBand may give its own network step (RuntimeHardware::net_step_latency_s);
+//           InfiniBand adds the latency its NCCL plugin reports (RuntimeHardware::net_latency_s);
 //   rate:   the library runs a collective on channels, one thread block each, and starts fewer
 //           of them for a small collective; its model caps what a protocol moves per channel
 //           (LL128, the tree's protocols) or in all (LL), by GPU generation: each message of

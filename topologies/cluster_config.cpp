@@ -389,18 +389,6 @@ void read_nccl_environment(const ConfigReader& in, const YAML::Node& r, NcclEnvi
   if (const YAML::Node v = r["nvls_enable"]) env.nvls_enabled = in.flag(v, "runtime.nvls_enable");
 }
 
-// `net_step_latency_s: {ll: 20us, ll128: 20us, simple: 23us}`: a network step's latency by
-// protocol (RuntimeHardware::net_step_latency_s), all three given.
-void read_net_step_latency(const ConfigReader& in, const YAML::Node& v, RuntimeHardware& h) {
-  if (!v.IsMap()) in.fail(v, "'runtime.net_step_latency_s' must be a map {ll: T, ll128: T, simple: T} of times");
-  in.only_keys(v, "runtime.net_step_latency_s", {"ll", "ll128", "simple"});
-  for (std::size_t p = 0; p < std::size(kNcclProtocolNames); ++p) {
-    const std::string name(kNcclProtocolNames[p]);
-    h.net_step_latency_s[p] = in.physical(in.require(v, name, "runtime.net_step_latency_s"),
-                                          "runtime.net_step_latency_s." + name, kTimeRange);
-  }
-}
-
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
 // are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp),
 // and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1) and tuner: aws-ofi-nccl-p5 (the
@@ -412,9 +400,10 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
   }
   in.only_keys(r, "runtime",
                {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner", "buffsize", "nvls_chunksize",
-                "nvlstree_max_chunksize", "algo", "proto", "nvls_enable", "net_step_latency_s"});
+                "nvlstree_max_chunksize", "algo", "proto", "nvls_enable", "net_latency_s"});
   read_nccl_environment(in, r, c.runtime_hardware.environment);
-  if (const YAML::Node v = r["net_step_latency_s"]) read_net_step_latency(in, v, c.runtime_hardware);
+  if (const YAML::Node v = r["net_latency_s"])
+    c.runtime_hardware.net_latency_s = in.physical(v, "runtime.net_latency_s", kTimeRange);
   if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
   if (const YAML::Node tuner = r["tuner"]) c.tuner = tuner_plugin(in, tuner);
   c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");

@@ -70,10 +70,11 @@ struct RuntimeHardware {
   std::uint32_t compute_capability = 0;  // major x 10 + minor: 90 for an H100
   bool amd_hosts = false;
   NcclEnvironment environment;  // what the runs set; the GPUs' constants take none of it
-  // A network step's latency by protocol (LL, LL128, Simple) over the cluster's network
-  // transport, in place of NCCL's NET figures (tuning.cc hwLatencies, which are InfiniBand's)
-  // for every algorithm (the runtime: map's net_step_latency_s); all 0: NCCL's.
-  std::array<double, 3> net_step_latency_s{};
+  // The network's latency as its NCCL net plugin reports it (ncclNetProperties_t::latency, the
+  // runtime: map's net_latency_s): NCCL's model adds it to its NET figure on every step across
+  // nodes, twice for Simple (tuning.cc). 0: NCCL's own transports (InfiniBand, sockets) report
+  // none.
+  double net_latency_s = 0;
 };
 
 // A host that issues the schedule's transfers one by one (a calibrated config's `host_issue:`,

@@ -120,7 +120,12 @@ void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
                "and transport (NVLink, PCI, network) instead of the links' alpha, and a ring one more for every "
                "further slice and loop of its pipeline; NVLS and CollNet their whole latency "
-               "once{} (NCCL 2.30 tuning.cc, enqueue.cc)\n\n",
+               "once{}{} (NCCL 2.30 tuning.cc, enqueue.cc)\n\n",
+               c.runtime_hardware.net_latency_s > 0
+                   ? fmt::format("; each network step {} more, the latency the network's plugin reports (twice with "
+                                 "Simple, as NCCL's model adds it)",
+                                 format_seconds(c.runtime_hardware.net_latency_s))
+                   : "",
                c.runtime_hardware.compute_capability == 0
                    ? ""
                    : fmt::format("; rings and trees at most NCCL's rates for compute capability {}.{} on the channels "

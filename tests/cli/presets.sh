@@ -45,6 +45,11 @@ PY
   if ! "$collsim" predict --preset "$preset" --algo nccl --ranks "$ranks" --bytes 8,1M --format csv | grep -q "^allreduce,nccl,$ranks,1048576"; then
     failed=$((failed + 1)); echo "FAIL: predict --preset $preset --algo nccl"; continue
   fi
+  # the network's reported latency is said in predict's header where a preset gives one
+  if [ "$preset" = aws-p5-efa ] && ! "$collsim" predict --preset "$preset" --ranks 16 --bytes 1M |
+      grep -q "each network step 75 us more, the latency the network's plugin reports"; then
+    failed=$((failed + 1)); echo "FAIL: predict --preset $preset: header without the network's latency"; continue
+  fi
   passed=$((passed + 1))
 done
 echo "$passed passed, $failed failed"

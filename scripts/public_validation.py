@@ -509,7 +509,10 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   to 12.2% (53% too fast), and the 1-128 MiB class from 31.5% to 17.2%. Neither AWS figure is
   a point-to-point measurement (none was found for EFA); 75 us is the one NCCL's runtime is
   given on p5, and which of the two to take was decided after seeing both against these rows:
-  said here so it is weighed as such.
+  said here so it is weighed as such. The second 75 us of a Simple step is NCCL's model's
+  ("the flush extra latency"), which collsim keeps, though on Hopper NCCL does no such flush by
+  default (src/graph/paths.cc, `ncclTopoNeedFlush`): the p5 rows with Simple or NVLS-tree at
+  2-8 GiB, -2.7..+5.8% before, are -0.2..+12.8% now.
 - **What the A3 Mega run let NCCL choose (TCPXO).** Its image pulls Google's TCPXO NCCL
   installer v1.0.3 and its README runs `all_reduce_perf` after sourcing the installer's
   `nccl-env-profile.sh` (create-a3mega, `startup_script.sh`, README "Basic NCCL Test"); Google's

@@ -9,7 +9,6 @@
 // The files in configs/ are compiled in as presets (`--preset NAME`).
 #pragma once
 
-#include <array>
 #include <filesystem>
 #include <memory>
 #include <optional>

@@ -1,5 +1,5 @@
-// sim/max_min.cpp — progressive filling (the next link to fill found by a scan, or a heap of
-// links keyed by their fair share), and the incremental re-solve around it.
+// sim/max_min.cpp — progressive filling (the next link to fill found by a scan, or a radix heap
+// of links keyed by their fair share), and the incremental re-solve around it.
 //
 // Why the incremental re-solve is exact. The allocation is the unique feasible one in which
 // every flow has a bottleneck: a full link on which no flow is faster (max_min.hpp). After
@@ -248,18 +248,16 @@ void MaxMinSharing::fill_by_scan() {
 // r/n when f <= r/n), so an entry is pushed only where a share fell below the link's lowest
 // entry (heap_share); an entry that pops below its link's share is pushed again at the share
 // if it was that lowest entry, else dropped. Each open link keeps an entry at or below its
-// share, so the pops freeze links in the order of a heap refreshed at every change.
+// share, so the pops freeze links in the order of a heap refreshed at every change. The shares
+// popped never fall, so the heap is a radix heap (sim/radix_heap.hpp): pushes are appends.
 void MaxMinSharing::fill_by_heap() {
   heap_.clear();
   for (std::uint32_t l : open_) {
     links_[l].heap_share = links_[l].fair_share;
-    heap_.emplace_back(links_[l].fair_share, l);
+    heap_.push(links_[l].fair_share, l);
   }
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
   while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    const auto [fair, l] = heap_.back();
-    heap_.pop_back();
+    const auto [fair, l] = heap_.pop();
     Link& k = links_[l];
     if (k.unfrozen == 0) continue;
     if (fair == k.fair_share) {
@@ -273,8 +271,7 @@ void MaxMinSharing::fill_by_heap() {
 inline void MaxMinSharing::push_share(std::uint32_t link) {
   Link& k = links_[link];
   k.heap_share = k.fair_share;
-  heap_.emplace_back(k.fair_share, link);
-  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  heap_.push(k.fair_share, link);
 }
 
 // The unfrozen flows of S on `link` get `fair`; their other links lose it from their

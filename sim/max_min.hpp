@@ -18,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "sim/radix_heap.hpp"
+
 namespace collsim {
 
 // The links of each flow, as compressed rows: flow f crosses links[first[f] .. first[f+1]).
@@ -134,7 +136,7 @@ class MaxMinSharing {
   std::vector<std::uint32_t> lone_;     // flows of S alone on their links, rated apart
   std::vector<std::uint32_t> wider_, result_;
   std::vector<std::uint32_t> open_;  // filling: links of C with unfrozen flows
-  std::vector<std::pair<double, std::uint32_t>> heap_;
+  RadixHeap heap_;                   // filling by heap: open links by share
   std::uint64_t epoch_ = 0, round_ = 0;
   Stats stats_;
 };

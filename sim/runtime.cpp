@@ -31,6 +31,11 @@ constexpr double kHw[3][5][3] = {
     {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 20.9}}};    // NET
 enum Hw : std::uint8_t { kNvlink, kPci, kNet };
 
+// NCCL's network post overhead (getNetOverhead), us: 1 on Intel and other hosts, 2 on AMD x86
+// ones; an inter-node ring "still has to launch nsteps * net overhead", three times it with
+// Simple, so each of its steps within a node costs at least that.
+constexpr double kNetOverhead_us = 1.0, kNetOverheadAmd_us = 2.0, kNetOverheadSimpleFactor = 3.0;
+
 // CollNet Direct's arity serialization: "Add 0.4 us arity serialization latency" per local rank.
 constexpr double kCollnetArity_us = 0.4;
 
@@ -61,6 +66,19 @@ Rank log2_floor(Rank n) { return n > 1 ? Rank(std::bit_width(n) - 1) : 0; }
 double net_s(const RuntimeHardware& hardware, Family family, Proto proto) {
   const double reported = hardware.net_latency_s * (proto == kSimple ? 2.0 : 1.0);
   return hw_s(kNet, family, proto) + reported;
+}
+
+// A step within a node of a ring across nodes: NCCL's figure for the node's transport, at least
+// the net overhead (ncclTopoTuneModel: intraLat = max(intraLat, netOverhead), for every
+// collective but broadcast and reduce, whose ring latency it adds up apart).
+// "Across nodes": its ranks span nodes and its steps between them cross the network.
+bool net_overhead_applies(Family family, const RuntimeRun& run) {
+  return family == Family::ring && run.nodes > 1 && run.inter == Transport::net &&
+         run.collective != Collective::broadcast && run.collective != Collective::reduce;
+}
+double net_overhead_s(const RuntimeHardware& hardware, Proto proto) {
+  const double us = hardware.amd_hosts ? kNetOverheadAmd_us : kNetOverhead_us;
+  return 1e-6 * us * (proto == kSimple ? kNetOverheadSimpleFactor : 1.0);
 }
 
 // The in-network algorithms' whole latency, as ncclTopoTuneModel adds it (Simple only).
@@ -333,6 +351,11 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
     out.step.by_transport[std::size_t(Transport::nvlink)] = hw_s(kNvlink, family, proto);
     out.step.by_transport[std::size_t(Transport::pci)] = hw_s(kPci, family, proto);
     out.step.by_transport[std::size_t(Transport::net)] = net_s(hardware, family, proto);
+    if (net_overhead_applies(family, run))
+      for (Transport intra : {Transport::nvlink, Transport::pci}) {
+        double& s = out.step.by_transport[std::size_t(intra)];
+        s = std::max(s, net_overhead_s(hardware, proto));
+      }
     if (hardware.compute_capability > 0) {
       // NCCL lowers its own channel count by size and never raises it (MAXCHANNELS at most).
       out.rate.channels = std::min(nccl_channels_by_size(run.algorithm, run.protocol, run.bytes, run.ranks), kNcclMaxChannels);

@@ -593,3 +593,37 @@ TEST_CASE("one thread launching for G GPUs (nccl-tests -g G) adds G - 1 kernel l
   r.gpus_per_thread = 4;
   CHECK(predict(r).at(0).time_s == alone);
 }
+
+TEST_CASE("a ring across nodes pays NCCL's net overhead on every step within a node: 1 us, 2 on AMD hosts, 3x with Simple") {
+  RuntimeHardware amd, intel;
+  amd.amd_hosts = true;
+  const Protocol ll = find_protocol("ll"), ll128 = find_protocol("ll128"), simple = simple_protocol();
+  // By hand, as tuning.cc's intraLat = max(intraLat, netOverhead) for a ring on nNodes > 1:
+  // NVLink ring 0.6 / 1.9 / 3.4 us, PCI 1.0 / 2.5 / 5.7 us against 2 us (AMD) or 1 us (else),
+  // x 3 for Simple.
+  CHECK(nccl("ring", ll, 4, 8, 1 << 20, amd).step.at(Transport::nvlink) == Approx(2.0e-6));
+  CHECK(nccl("ring", ll128, 4, 8, 1 << 20, amd).step.at(Transport::nvlink) == Approx(2.0e-6));
+  CHECK(nccl("ring", simple, 4, 8, 1 << 20, amd).step.at(Transport::nvlink) == Approx(6.0e-6));
+  CHECK(nccl("ring", simple, 4, 8, 1 << 20, amd).step.at(Transport::pci) == Approx(6.0e-6));
+  CHECK(nccl("ring", ll, 4, 8, 1 << 20, intel).step.at(Transport::nvlink) == Approx(1.0e-6));
+  CHECK(nccl("ring", ll128, 4, 8, 1 << 20, intel).step.at(Transport::nvlink) == Approx(1.9e-6));
+  CHECK(nccl("ring", simple, 4, 8, 1 << 20, intel).step.at(Transport::nvlink) == Approx(3.4e-6));
+  CHECK(nccl("ring", simple, 4, 8, 1 << 20, intel).step.at(Transport::pci) == Approx(5.7e-6));
+  // The network's steps keep their own figure.
+  CHECK(nccl("ring", simple, 4, 8, 1 << 20, amd).step.at(Transport::net) == Approx(14e-6));
+  // Not on one node, not for a tree, not for broadcast and reduce (NCCL adds their ring's
+  // latency up apart).
+  CHECK(nccl("ring", ll, 1, 8, 1 << 20, amd).step.at(Transport::nvlink) == Approx(0.6e-6));
+  CHECK(nccl("nccl-tree", ll, 4, 8, 1 << 20, amd).step.at(Transport::nvlink) == Approx(0.6e-6));
+  for (Collective c : {Collective::broadcast, Collective::reduce}) {
+    const RuntimeRun chain{"chain", ll, 1 << 20, 32, 4, 8, c};
+    CHECK(run_runtime(CollectiveRuntime::nccl, amd, chain).step.at(Transport::nvlink) == Approx(0.6e-6));
+  }
+  // Nor where the steps between nodes cross no network (every GPU its own node on NVLink).
+  const RuntimeRun nvlink_only{"ring", ll, 1 << 20, 32, 4, 8, Collective::allreduce, Transport::nvlink,
+                               Transport::nvlink};
+  CHECK(run_runtime(CollectiveRuntime::nccl, amd, nvlink_only).step.at(Transport::nvlink) == Approx(0.6e-6));
+  // An allgather's ring pays it too.
+  const RuntimeRun allgather{"ring", simple, 1 << 20, 32, 4, 8, Collective::allgather};
+  CHECK(run_runtime(CollectiveRuntime::nccl, amd, allgather).step.at(Transport::nvlink) == Approx(6.0e-6));
+}

@@ -604,13 +604,36 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   both GPUs at once would give one. The page's peer-copy figures (p2pBandwidthLatencyTest with
   P2P disabled: 5.71 GB/s one way, 6.10 both ways together) are not in the preset: they time
   cudaMemcpyPeer's staging through a driver buffer, which NCCL does not use; taken instead,
-  they make collsim about 31% slow on allreduce and 94% slow on broadcast.
+  they make collsim about 31% slow on allreduce and 94% slow on broadcast. Examined and not
+  taken either: NCCL's own discount for GPU traffic through an Intel CPU's root complex
+  (src/graph/search.cc, `followPath`: "P2P inefficiency through Intel CPU RC", every PCIe link
+  of such a path charged 6/5 of its rate, `INTEL_P2P_OVERHEAD` in topo.h), which NCCL applies to
+  this pair's path (paths.cc sends traffic without P2P through the CPU). As a link efficiency of
+  0.76 / 1.2 it takes allreduce to 5.0 GB/s (20% fast) and allgather to 5.0 (35% fast), but
+  broadcast and reduce to 10.0 (11% slow), where the one-way runs, which cross the same path,
+  put it within 8% of the link's 12 GB/s without it; the page names no CPU (its `nvidia-smi topo`
+  CPU affinity, 24-47 and 72-95 on NUMA node 1, says two sockets of 24 cores, not whose). It is a
+  factor of NCCL's graph search, and what the one-way runs measure does not carry it.
 - **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 230 of NVLink
   3's 300 GB/s. The catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
   NCCL's kernels, moving and reducing with flags in the same pass, do not reach; under `runtime:
   nccl` an NVLink now carries NCCL's own rate for its GPU (`SM80_NVLINK_BW` 20 GB/s a link,
   src/graph/topo.h: 240 GB/s on an A100), which took the 8 x A100 rows at 256 MiB and more from
   10-15% fast to 2-8% fast (aws-p4dn-1n-1g -10.3% -> -3.1%).
+- **The ring's step latencies from 16 MiB (the middle A100 rows).** From 16 MiB on 8 GPUs a
+  ring step is more than one of collsim's 1 MiB segments (collectives/algorithm.cpp,
+  `default_segments`), and each segment's start-up, NCCL's step latency, overlaps the drain of
+  the one before on the pair's channel, so the chain's 14 step latencies leave the critical path
+  (`predict --detail`: 26.6 us of latency on it at 8 MiB, 1.9 us at 16 MiB), where NCCL's model
+  adds them at every size. That is the jump of the predicted curve between 8 and 16 MiB (busbw
+  100 -> 168 GB/s; measured 90 -> 109) and most of the azure-nda100v4 rows' -35..-19% at 16-128
+  MiB. With `--segments 1` those rows come to -15%, -12%, +1% and -1%, but the rows at 256 MiB
+  and more go from -7..-2% to +16..+20%, because one segment also stops the reduction of one
+  slice overlapping the transfer of the next, which NCCL's kernels fuse in one pass. Neither is
+  taken: with LL128's flags in every 128-byte line a rank forwards each line as it lands, so in a
+  ring whose every rank sends at once a step's latency hides behind the step before whenever the
+  step drains for longer than that latency (9.5 us against 1.9 at 16 MiB), as the segments
+  price it; what else slows these sizes on that machine is not known here.
 """
 
 

@@ -337,6 +337,7 @@ void run(const PredictOptions& o) {
   r.protocol = o.protocol;
   if (o.protocol_given) r.nccl_protocol = o.protocol;
   set_gpus_per_thread(r, cluster, o.gpus_per_thread);
+  r.jobs = o.jobs;
   r.channels = o.channels;
   if (o.engine) r.engine = *o.engine;
   r.run.one_port = o.one_port;
@@ -372,7 +373,7 @@ void run(const PredictOptions& o) {
     records = predict(r, [&](const PredictionStep& step) {
       now = step;
       run = fmt::format("{} {}", step.algorithm, format_size(step.bytes));
-      progress.update(run, double(step.index), step.total);
+      if (!step.resumed) progress.update(run, double(step.index), step.total);  // side by side, a run's callback follows
     });
   }
   flow.finish();
@@ -479,6 +480,12 @@ void add_predict_command(CLI::App& app) {
                               kHostKernelLaunchCall_s * 1e6))
       ->capture_default_str()
       ->check(whole_number(1, 1024));
+  cmd->add_option("-j,--jobs", o.jobs,
+                  "Runs (algorithm x size) predicted at once, one per thread, each starting when the memory it holds "
+                  "fits beside the others' (/proc/meminfo's MemAvailable): 0 (default) one per core, 1 one after "
+                  "another. The SimGrid engine, --trace and --detail run one after another. Same answers either way")
+      ->capture_default_str()
+      ->check(whole_number(0, 1024));
   cmd->add_option("--trace", o.trace,
                   "Flow engine: write a Chrome trace (Perfetto) of every run to this JSON file (with a runtime, each "
                   "rank's launch and flag-wait slices come first)");

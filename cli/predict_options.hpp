@@ -32,6 +32,7 @@ struct PredictOptions {
   std::optional<Protocol> protocol = simple_protocol();  // none: auto
   bool protocol_given = false;  // --protocol on the command line: NCCL_PROTO for --algo nccl
   std::uint32_t gpus_per_thread = 1;  // nccl-tests -g
+  std::uint32_t jobs = 0;             // runs at once; 0: one per core
   bool detail = false;
   bool verbose = false;
   Format format = Format::table;

@@ -7,6 +7,7 @@ find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(tinyxml2 REQUIRED)      # MSCCL's XML IR (collectives/msccl_xml.cpp); Debian libtinyxml2-dev
 find_package(Boost 1.74 REQUIRED)   # header-only Boost.Graph, used by topologies/
+find_package(Threads REQUIRED)      # base/parallel_runs.cpp: predict's runs side by side
 if(COLLSIM_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
   include(Catch)

@@ -2,12 +2,15 @@
 #include "sim/prediction.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/error.hpp"
+#include "base/parallel_runs.hpp"
 #include "base/units.hpp"
 #include "collectives/algorithm.hpp"
 #include "collectives/closed_forms.hpp"
@@ -697,7 +700,100 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
           .issue_s = r.host_issue.per_transfer_s};
 }
 
-std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::function<void(const PredictionStep&)>& progress) {
+namespace {
+
+// What a run holds at its peak, by the size guard's estimate: a held schedule's transfers at
+// kHeldBytesPerTransfer (a stream holds a window of its transfers: counted as nothing). For
+// "nccl", the largest of the candidates it runs one after another.
+double held_bytes(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
+  std::vector<std::string_view> runs{algorithm};
+  if (algorithm == kNcclChoice) runs = nccl_runs_at(r, bytes);
+  double most = 0;
+  for (std::string_view a : runs) try {
+      if (holding_for(r, a, bytes) != Holding::held) continue;
+      const AlgorithmEntry& entry = find_algorithm(a);
+      most = std::max(most, estimated_size(entry, schedule_request(r, entry, bytes)).transfers * kHeldBytesPerTransfer);
+    } catch (const Error&) {  // the run itself says why it cannot
+    }
+  return most;
+}
+
+// Runs share a process safely except on SimGrid (one global engine per process), and where
+// on_flow_run (--trace, --detail) reports in run order.
+bool side_by_side(const PredictionRequest& r) { return r.engine != EngineKind::simgrid && !r.on_flow_run; }
+
+using Progress = std::function<void(const PredictionStep&)>;
+
+// Every run of `names` at every size, sizes outer, in that order: one after another, or with
+// r.jobs > 1 side by side (base/parallel_runs.hpp), on one copy of the request whose callbacks
+// take turns and first tell `progress` which run they come from.
+std::vector<PredictionRecord> predict_runs(const PredictionRequest& r, const std::vector<std::string>& names,
+                                           const Progress& progress) {
+  const std::size_t total = r.sizes.size() * names.size();
+  auto algorithm_of = [&](std::size_t i) -> const std::string& { return names[i % names.size()]; };
+  auto bytes_of = [&](std::size_t i) { return r.sizes[i / names.size()]; };
+  std::vector<PredictionRecord> out(total);
+  auto predict_run = [&](const PredictionRequest& request, std::size_t i) {
+    const std::string& a = algorithm_of(i);
+    const std::string refused =
+        request.refusals_in_rows && every_algorithm(request) ? refusal(request, a, bytes_of(i)) : "";
+    out[i] = refused.empty() ? predict_one(request, a, bytes_of(i)) : refused_record(request, a, bytes_of(i), refused);
+  };
+  ParallelRuns runs;
+  runs.jobs = side_by_side(r) ? parallel_jobs(r.jobs, total) : 1u;
+  if (runs.jobs <= 1) {
+    for (std::size_t i = 0; i < total; ++i) {
+      if (progress) progress({algorithm_of(i), bytes_of(i), i, total});
+      predict_run(r, i);
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < total; ++i) runs.hold_bytes.push_back(held_bytes(r, algorithm_of(i), bytes_of(i)));
+  runs.budget_bytes = available_memory_bytes();
+  std::mutex turn;           // one callback at a time
+  std::size_t finished = 0;  // runs done so far
+  static thread_local std::size_t run_here = 0;
+  auto announce = [&](bool resumed = true) {
+    if (progress) progress({algorithm_of(run_here), bytes_of(run_here), finished, total, resumed});
+  };
+  PredictionRequest shared = r;
+  if (r.on_note) shared.on_note = [&](const std::string& note) { const std::lock_guard lock(turn); r.on_note(note); };
+  if (r.on_candidate)
+    shared.on_candidate = [&](std::string_view a, const Protocol& p) {
+      const std::lock_guard lock(turn);
+      announce();
+      r.on_candidate(a, p);
+    };
+  if (r.run.flow.progress)
+    shared.run.flow.progress = [&](std::uint64_t done, std::uint64_t of) {
+      const std::lock_guard lock(turn);
+      announce();
+      r.run.flow.progress(done, of);
+    };
+  if (r.run.flow.on_fallback)
+    shared.run.flow.on_fallback = [&](const std::string& why) { const std::lock_guard lock(turn); r.run.flow.on_fallback(why); };
+  if (r.run.stream_progress)
+    shared.run.stream_progress = [&](const std::string& line) {
+      const std::lock_guard lock(turn);
+      announce();
+      r.run.stream_progress(line);
+    };
+  run_in_parallel(runs, [&](std::size_t i) {
+    run_here = i;
+    {
+      const std::lock_guard lock(turn);
+      announce(false);
+    }
+    predict_run(shared, i);
+    const std::lock_guard lock(turn);
+    ++finished;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<PredictionRecord> predict(const PredictionRequest& r, const Progress& progress) {
   check_engine_fits(find_engine(r.engine), run_costs(r, "", simple_protocol(), 0));
   if (r.schedule) return {predict_schedule(r)};
   const std::vector<std::string> names = expand_algorithms(r);
@@ -706,16 +802,12 @@ std::vector<PredictionRecord> predict(const PredictionRequest& r, const std::fun
                             r.ranks, r.refusals_in_rows ? refusals_of_every(r) : "each left out above says why"));
   const bool only_winners = r.algorithms.size() == 1 && r.algorithms[0] == "auto";
 
+  std::vector<PredictionRecord> every = predict_runs(r, names, progress);
   std::vector<PredictionRecord> records;
-  std::size_t started = 0;
-  for (std::uint64_t bytes : r.sizes) {
+  for (std::size_t size = 0; size < r.sizes.size(); ++size) {
     const std::size_t first = records.size();
-    for (const std::string& a : names) {
-      if (progress) progress({a, bytes, started, r.sizes.size() * names.size()});
-      ++started;
-      const std::string refused = r.refusals_in_rows && every_algorithm(r) ? refusal(r, a, bytes) : "";
-      records.push_back(refused.empty() ? predict_one(r, a, bytes) : refused_record(r, a, bytes, refused));
-    }
+    const auto runs = every.begin() + std::ptrdiff_t(size * names.size());
+    records.insert(records.end(), std::make_move_iterator(runs), std::make_move_iterator(runs + std::ptrdiff_t(names.size())));
     // The fastest of those that answered (at least one did at some size: expand_algorithms).
     auto best = std::min_element(records.begin() + first, records.end(), [](const PredictionRecord& x, const PredictionRecord& y) {
       return x.refused.empty() && (!y.refused.empty() || x.time_s < y.time_s);

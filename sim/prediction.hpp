@@ -154,6 +154,10 @@ struct PredictionRequest {
   // runtime, a collective pays (G - 1) kernel launch calls more (sim/runtime.hpp,
   // launching_thread_s); 1: a thread (a process) per GPU.
   std::uint32_t gpus_per_thread = 1;
+  // Runs (algorithm x size) predicted at once, on threads: 1 one after another; 0 one per core.
+  // Where the runs cannot share a process safely (the SimGrid engine's global state, --trace and
+  // --detail's report in run order: on_flow_run set), they run one after another whatever this says.
+  std::uint32_t jobs = 1;
 };
 
 // The engine a cluster gets when none is named (--engine auto): the engine table's first whose
@@ -201,10 +205,15 @@ Holding holding_for(const PredictionRequest& request, std::string_view algorithm
 // refusals_in_rows answer refused rows). "auto" keeps only each size's winner. Throws Error for an unknown engine or algorithm, and for an engine the
 // cluster cannot serve (flow and simgrid need a topology; simgrid one route per rank pair).
 // Which run starts, and how many there are (for a progress line).
+// With jobs > 1 the callbacks (this progress, on_candidate, on_note, run.flow.progress,
+// run.stream_progress, run.flow.on_fallback) are called from the runs' threads, one at a time,
+// and a run's on_candidate and progress callbacks are each preceded by this progress with
+// `resumed` set, naming the run they come from.
 struct PredictionStep {
   std::string_view algorithm;
   std::uint64_t bytes = 0;
-  std::size_t index = 0, total = 0;  // runs done before this one, of all
+  std::size_t index = 0, total = 0;  // runs done before this one (or, with jobs > 1, so far), of all
+  bool resumed = false;              // not a start: the run whose callback follows
 };
 std::vector<PredictionRecord> predict(const PredictionRequest& request,
                                       const std::function<void(const PredictionStep&)>& progress = {});

@@ -95,6 +95,7 @@ const std::vector<LinkId>& ShortestPathRouter::tree_from(VertexId src) const {
 
 void ShortestPathRouter::route(VertexId src, VertexId dst, std::uint64_t, std::vector<LinkId>& out) const {
   if (src == dst) return;
+  const std::lock_guard lock(mutex_);  // the tree may be made, and is read, below
   const std::vector<LinkId>& tree = tree_from(src);
   const std::size_t first = out.size();
   for (VertexId at = dst; at != src;) {
@@ -177,6 +178,7 @@ void ReducerRouter::route(VertexId src, VertexId dst, std::uint64_t, std::vector
                             net_.vertex(dst).name));
   if (src == dst) return;
   const VertexId reducer = from_reducer ? src : dst, endpoint = from_reducer ? dst : src;
+  const std::lock_guard lock(mutex_);  // the tree may be made or widened, and is read, below
   const Tree& t = tree(reducer, endpoint, !from_reducer);
   const std::size_t first = out.size();
   for (VertexId at = endpoint; at != reducer;) {

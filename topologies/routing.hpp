@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -35,7 +36,7 @@ class Router {
 };
 
 // Any finalized network: Dijkstra from each source on demand; the predecessor tree is kept
-// (a cache without a lock: one router per thread). A path enters a switch reducer only to end
+// (a cache behind a lock: predictions run side by side share a topology). A path enters a switch reducer only to end
 // there (a link into a reducer weighs a second more), so no route cuts through a reduction.
 class ShortestPathRouter final : public Router {
  public:
@@ -45,6 +46,7 @@ class ShortestPathRouter final : public Router {
  private:
   const std::vector<LinkId>& tree_from(VertexId src) const;  // predecessor link of each vertex
   const Network& net_;
+  mutable std::mutex mutex_;  // over trees_
   mutable std::unordered_map<VertexId, std::vector<LinkId>> trees_;
 };
 
@@ -53,7 +55,8 @@ class ShortestPathRouter final : public Router {
 // first asked. Each reducer serves a known set of endpoints (a node's GPUs, or every endpoint
 // for the fabric's), and its searches stop once those are settled: a node's switch costs the
 // few vertices around it, not the whole network. Either end of a route must be a reducer; an
-// endpoint it does not serve gets a search over the whole network.
+// endpoint it does not serve gets a search over the whole network. The searches are kept behind
+// a lock, as ShortestPathRouter's.
 class ReducerRouter final : public Router {
  public:
   struct Served {
@@ -71,6 +74,7 @@ class ReducerRouter final : public Router {
   const Network& net_;
   Network::Graph reversed_;
   std::unordered_map<VertexId, std::vector<VertexId>> served_;
+  mutable std::mutex mutex_;  // over into_ and from_
   mutable std::unordered_map<VertexId, Tree> into_, from_;
 };
 

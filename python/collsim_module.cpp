@@ -167,7 +167,7 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
                          std::uint32_t channels, const std::optional<std::string>& protocol, Rank ranks,
                          const std::string& placement,
                          std::uint64_t placement_seed, const std::string& ports, const std::string& stream,
-                         const std::string& trace, std::uint32_t gpus_per_thread) {
+                         const std::string& trace, std::uint32_t gpus_per_thread, std::uint32_t jobs) {
   if (ranks > 0 || !placement.empty()) c = placed(std::move(c), ranks, placement, placement_seed);
   PredictionRequest r = cluster_request(c);
   r.collective = parse_collective(collective);
@@ -176,6 +176,7 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
   r.segments = segments;
   r.channels = channels;
   set_gpus_per_thread(r, c, gpus_per_thread);
+  r.jobs = jobs;
   if (engine != "auto") r.engine = find_engine(engine).kind;
   // As predict's --protocol: none given, Simple for named algorithms and for "nccl" every protocol
   // the cluster's runtime.proto allows; given, that one (NCCL_PROTO for "nccl"), or 'auto' the
@@ -238,7 +239,7 @@ void bind_cluster(py::module_& m) {
         py::arg("collective") = "allreduce", py::arg("engine") = "auto", py::arg("segments") = 0,
         py::arg("channels") = 0, py::arg("protocol") = py::none(), py::arg("ranks") = 0, py::arg("placement") = "",
         py::arg("placement_seed") = 1, py::arg("ports") = "one", py::arg("stream") = "auto", py::arg("trace") = "",
-        py::arg("gpus_per_thread") = 1,
+        py::arg("gpus_per_thread") = 1, py::arg("jobs") = 0,
         "Predict time per algorithm and size; records as `collsim predict --format json`, with its defaults and "
         "options: engine 'auto' (flow on a cluster with a topology, analytic on a flat network), 'analytic', 'flow' "
         "or 'simgrid'; channels 0: one per NIC the ranks span; protocol 'simple', 'll', 'll128' or 'auto' (None: Simple, "
@@ -247,7 +248,8 @@ void bind_cluster(py::module_& m) {
         "placement ('linear', 'round-robin', 'random', with placement_seed) re-place the cluster's ranks; ports 'one' "
         "or 'unlimited' (analytic); stream 'auto', 'always' or 'never' (flow); trace: write a Chrome trace of the "
         "flow-engine runs to this file; gpus_per_thread: GPUs one host thread launches each collective on "
-        "(nccl-tests -g), as --gpus-per-thread");
+        "(nccl-tests -g), as --gpus-per-thread; jobs: runs predicted at once, as --jobs (0: one per core, 1: one "
+        "after another; the same records either way)");
 }
 
 // ---- validation ----------------------------------------------------------------------------

@@ -138,6 +138,9 @@ def test_predict_takes_the_command_lines_options():
     assert threaded == cli_json("predict", "--preset", "dgx-h100", "--algo", "ring", "--bytes", "8",
                                 "--gpus-per-thread", 8)
     assert threaded[0]["time_s"] > collsim.predict(cluster, "ring", "8")[0]["time_s"]
+    # runs side by side (jobs=0, the default: one per core) give the records of runs one after another
+    several = dict(algorithms="ring,two-tree,nccl", sizes="1K,1M,64M,1G")
+    assert collsim.predict(cluster, jobs=1, **several) == collsim.predict(cluster, jobs=3, **several)
     for bad in [dict(engine="no-such"), dict(protocol="ll64"), dict(ports="two"), dict(stream="sometimes"),
                 dict(placement="diagonal"), dict(gpus_per_thread=9)]:
         try:

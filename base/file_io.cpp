@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -70,6 +71,19 @@ void write_text_file(const std::filesystem::path& path, std::string_view text, s
   AtomicFile file(path, what);
   file.write(text);
   file.commit();
+}
+
+std::string system_file_field(const char* path, const std::string& key, char sep) {
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    std::string value = line.substr(line.find(sep) + 1);
+    value.erase(0, value.find_first_not_of(" \t\""));
+    while (!value.empty() && (value.back() == '"' || value.back() == ' ')) value.pop_back();
+    return value;
+  }
+  return "unknown";
 }
 
 }  // namespace collsim

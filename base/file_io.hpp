@@ -24,4 +24,8 @@ void write_text_file(const std::filesystem::path& path, std::string_view text, s
 // The reason of the last failed system call, as strerror words ("No space left on device").
 std::string system_reason();
 
+// The value of "key<sep>value" on the first line of a system file (/proc/meminfo, /etc/os-release)
+// that starts with `key`, blanks and quotes trimmed; "unknown" where there is none (or no file).
+std::string system_file_field(const char* path, const std::string& key, char sep);
+
 }  // namespace collsim

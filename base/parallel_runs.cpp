@@ -4,25 +4,17 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <mutex>
-#include <sstream>
-#include <string>
 #include <thread>
+
+#include "base/file_io.hpp"
 
 namespace collsim {
 
 double available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    double kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
+  return std::atof(system_file_field("/proc/meminfo", "MemAvailable", ':').c_str()) * 1024;  // "N kB"; "unknown": 0
 }
 
 unsigned parallel_jobs(unsigned jobs, std::size_t runs) {

@@ -756,28 +756,20 @@ std::vector<PredictionRecord> predict_runs(const PredictionRequest& r, const std
   auto announce = [&](bool resumed = true) {
     if (progress) progress({algorithm_of(run_here), bytes_of(run_here), finished, total, resumed});
   };
+  // A callback of the shared request: in turn, after naming its run where `names_run`.
+  auto in_turn = [&](const auto& callback, bool names_run) {
+    return [&, callback, names_run](auto&&... args) {
+      const std::lock_guard lock(turn);
+      if (names_run) announce();
+      callback(args...);
+    };
+  };
   PredictionRequest shared = r;
-  if (r.on_note) shared.on_note = [&](const std::string& note) { const std::lock_guard lock(turn); r.on_note(note); };
-  if (r.on_candidate)
-    shared.on_candidate = [&](std::string_view a, const Protocol& p) {
-      const std::lock_guard lock(turn);
-      announce();
-      r.on_candidate(a, p);
-    };
-  if (r.run.flow.progress)
-    shared.run.flow.progress = [&](std::uint64_t done, std::uint64_t of) {
-      const std::lock_guard lock(turn);
-      announce();
-      r.run.flow.progress(done, of);
-    };
-  if (r.run.flow.on_fallback)
-    shared.run.flow.on_fallback = [&](const std::string& why) { const std::lock_guard lock(turn); r.run.flow.on_fallback(why); };
-  if (r.run.stream_progress)
-    shared.run.stream_progress = [&](const std::string& line) {
-      const std::lock_guard lock(turn);
-      announce();
-      r.run.stream_progress(line);
-    };
+  if (r.on_note) shared.on_note = in_turn(r.on_note, false);
+  if (r.on_candidate) shared.on_candidate = in_turn(r.on_candidate, true);
+  if (r.run.flow.progress) shared.run.flow.progress = in_turn(r.run.flow.progress, true);
+  if (r.run.flow.on_fallback) shared.run.flow.on_fallback = in_turn(r.run.flow.on_fallback, false);
+  if (r.run.stream_progress) shared.run.stream_progress = in_turn(r.run.stream_progress, true);
   run_in_parallel(runs, [&](std::size_t i) {
     run_here = i;
     {

@@ -12,26 +12,13 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "base/units.hpp"
 #include "execute/measurement.hpp"
 #include "validate/nccl_tests_log.hpp"
 
 namespace collsim {
 namespace {
-
-// The value of "key<sep>value" on the first line of `path` that starts with key.
-std::string field_of(const char* path, const std::string& key, char sep) {
-  std::ifstream file(path);
-  std::string line;
-  while (std::getline(file, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    std::string value = line.substr(line.find(sep) + 1);
-    value.erase(0, value.find_first_not_of(" \t\""));
-    while (!value.empty() && (value.back() == '"' || value.back() == ' ')) value.pop_back();
-    return value;
-  }
-  return "unknown";
-}
 
 std::string slug(const std::string& text) {
   std::string out;
@@ -92,9 +79,9 @@ std::string by_ranks_text(const std::vector<RanksSummary>& summaries, unsigned c
 MachineInfo describe_machine(const std::string& library, const std::string& gpu) {
   MachineInfo m;
   m.gpu = gpu;
-  m.cpu = field_of("/proc/cpuinfo", "model name", ':');
-  m.os = field_of("/etc/os-release", "PRETTY_NAME", '=');
-  const std::string kib = field_of("/proc/meminfo", "MemTotal", ':');
+  m.cpu = system_file_field("/proc/cpuinfo", "model name", ':');
+  m.os = system_file_field("/etc/os-release", "PRETTY_NAME", '=');
+  const std::string kib = system_file_field("/proc/meminfo", "MemTotal", ':');
   m.memory_GiB = std::atof(kib.c_str()) / (1024.0 * 1024.0);
   m.cores = std::thread::hardware_concurrency();
   m.library = library;

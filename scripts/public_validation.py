@@ -39,10 +39,10 @@ COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "c
 # gpus_per_thread: the GPUs one host thread drove (nccl-tests -g, the log's `nGpus`): collsim's
 # `predict --gpus-per-thread` prices the kernel launch calls of that one thread for each collective.
 NCCL_ALGOS = {"Ring": "ring", "Tree": "nccl-tree", "NVLS": "nvls", "NVLSTree": "nvls-tree", "CollNetDirect": "collnet"}
-# Every system type the CSV has a row of, in the order the page lists them (a single node with an
-# NVLink mesh and no switch, DGX-1 style, has no public whole curve yet: see the page's last section).
-SYSTEM_TYPES = ["single-node NVSwitch", "single-node PCIe", "multi-node InfiniBand", "multi-node RoCE",
-                "multi-node EFA", "multi-node GPUDirect-TCPXO"]
+# Every system type the CSV has a row of, in the order the page lists them ("NVLink mesh": a single
+# node whose GPUs are joined by NVLink links pair to pair, no NVSwitch, DGX-1 style).
+SYSTEM_TYPES = ["single-node NVSwitch", "single-node NVLink mesh", "single-node PCIe", "multi-node InfiniBand",
+                "multi-node RoCE", "multi-node EFA", "multi-node GPUDirect-TCPXO"]
 # Size classes: where NCCL's per-call and per-step costs dominate, the ramp, and the bandwidth regime.
 MIB = 2**20
 SIZE_CLASSES = [("<= 1 MiB", lambda b: b <= MIB), ("1-128 MiB", lambda b: MIB < b <= 128 * MIB),
@@ -614,6 +614,13 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   put it within 8% of the link's 12 GB/s without it; the page names no CPU (its `nvidia-smi topo`
   CPU affinity, 24-47 and 72-95 on NUMA node 1, says two sockets of 24 cores, not whose). It is a
   factor of NCCL's graph search, and what the one-way runs measure does not carry it.
+- **The NVLink mesh's floor (8 V100 in a DGX-1's cube-mesh).** Every point up to 1 MiB is 11-23%
+  fast: collsim's floor is 41 us (NCCL 2.30's ring base latency with LL, 14 steps at its NVLink
+  LL latency, and 7 kernel launch calls at the 3.72 us an H100's host measured, for the one thread
+  that drove the 8 GPUs) where the post measured 48.5 us. The post (2019) names neither its NCCL
+  (2.4 was current then, with its own latencies) nor its host, whose launch call was not measured;
+  nothing is changed for it. From 2 MiB the curve is within -20..+12% (the ring with LL128, then
+  Simple, on the 6 rings the search finds over the mesh's NVLinks).
 - **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 230 of NVLink
   3's 300 GB/s. The catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
   NCCL's kernels, moving and reducing with flags in the same pass, do not reach; under `runtime:
@@ -668,11 +675,12 @@ def size_label(n):
 
 
 def svg_plot(title, subtitle, series):
-    """A plain SVG: busbw (log) against size (log), each series' measured points as dots and its
-    predicted curve as a line. series: [(label, [(bytes, measured busbw, predicted busbw)])]."""
-    width, height, left, right, top, bottom = 760, 460, 70, 190, 70, 50
-    sizes = [b for _, pts in series for b, _, _ in pts]
-    values = [v for _, pts in series for _, m, q in pts for v in (m, q) if v > 0]
+    """A plain SVG: busbw (log) against size (log), each series' measured points as dots, its
+    predicted curve as a line and, where known, the prediction before the runtime model as a dashed
+    line. series: [(label, [(bytes, measured busbw, predicted busbw, busbw before or None)])]."""
+    width, height, left, right, top, bottom = 790, 460, 70, 220, 70, 50
+    sizes = [b for _, pts in series for b, *_ in pts]
+    values = [v for _, pts in series for _, *vs in pts for v in vs if v is not None and v > 0]
     x0, x1 = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
     x1 = max(x1, x0 + 1)
     y0, y1 = math.floor(math.log10(min(values) * 0.9)), math.ceil(math.log10(max(values) / 0.9))
@@ -710,17 +718,25 @@ def svg_plot(title, subtitle, series):
                'busbw (GB/s)</text>')
     for i, (label, pts) in enumerate(series):
         color = COLORS[i % len(COLORS)]
-        line = " ".join(f"{x(b):.1f},{y(q):.1f}" for b, _, q in pts if q > 0)
+        line = " ".join(f"{x(b):.1f},{y(q):.1f}" for b, _, q, _ in pts if q > 0)
         out.append(f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="1.5"/>')
-        for b, m, _ in pts:
+        earlier = " ".join(f"{x(b):.1f},{y(w):.1f}" for b, _, _, w in pts if w is not None and w > 0)
+        if earlier:
+            out.append(f'<polyline points="{earlier}" fill="none" stroke="{color}" stroke-width="1" '
+                       f'stroke-dasharray="4 3"/>')
+        for b, m, _, _ in pts:
             if m > 0:
                 out.append(f'<circle cx="{x(b):.1f}" cy="{y(m):.1f}" r="3" fill="{color}"/>')
-        ly = top + 10 + 34 * i
+        ly = top + 10 + 50 * i
         lx = left + plot_w + 12
         out.append(f'<circle cx="{lx + 6}" cy="{ly}" r="3" fill="{color}"/>')
         out.append(f'<text x="{lx + 16}" y="{ly + 4}">{escape(label)} measured</text>')
         out.append(f'<line x1="{lx}" y1="{ly + 16}" x2="{lx + 12}" y2="{ly + 16}" stroke="{color}" stroke-width="1.5"/>')
         out.append(f'<text x="{lx + 16}" y="{ly + 20}">{escape(label)} collsim</text>')
+        if earlier:
+            out.append(f'<line x1="{lx}" y1="{ly + 32}" x2="{lx + 12}" y2="{ly + 32}" stroke="{color}" '
+                       'stroke-width="1" stroke-dasharray="4 3"/>')
+            out.append(f'<text x="{lx + 16}" y="{ly + 36}">{escape(label)} before runtime</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -729,8 +745,10 @@ def escape(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def plots(points):
-    """{file stem: (svg text, caption)}: one per system, a series per collective."""
+def plots(points, before=None):
+    """{file stem: (svg text, caption)}: one per system, a series per collective; with before
+    ({id: predicted us} before the runtime model), its curve too where it has the rows."""
+    before = before or {}
     names = plot_names(points)
     out = {}
     for key, name in sorted(names.items()):
@@ -739,13 +757,15 @@ def plots(points):
         series = []
         for collective in BUS_FACTORS:
             pts = sorted((int(p["row"]["bytes"]), busbw_from_time(p["row"], p["measured_us"]),
-                          busbw_from_time(p["row"], p["predicted_us"]))
+                          busbw_from_time(p["row"], p["predicted_us"]),
+                          busbw_from_time(p["row"], before[p["row"]["id"]]) if p["row"]["id"] in before else None)
                          for p in group if p["row"]["collective"] == collective)
             if pts:
                 series.append((collective, pts))
+        dashed = "; dashed: before the runtime model" if any(w is not None for _, pts in series for *_, w in pts) else ""
         subtitle = (f"{first['system_type']}, {ranks(first)} ranks, preset {first['preset']}, "
                     f"{PLACEMENTS[first['placement']]}; dots: published (validate/public/{first['log']}), "
-                    "lines: collsim predict --algo nccl")
+                    f"lines: collsim predict --algo nccl{dashed}")
         caption = f"{first['system']} ({first['system_type']}, {ranks(first)} ranks; preset `{first['preset']}`)"
         out[name] = (svg_plot(first["system"], subtitle, series), caption)
     return out
@@ -753,7 +773,9 @@ def plots(points):
 
 def plot_section(figures, img_rel):
     lines = ["Measured busbw (dots) and collsim's prediction (line) against size, one plot per system "
-             f"with at least {PLOT_MIN_POINTS} points; both axes are logarithmic. busbw is nccl-tests' "
+             f"with at least {PLOT_MIN_POINTS} points, and (dashed) what the build before the runtime model "
+             "predicted for the same rows (`validate/public/predicted_before_runtime.csv`, where it has "
+             "them); both axes are logarithmic. busbw is nccl-tests' "
              "(the time converted with the collective's factor), so a dot below its line is a point "
              "where collsim is too fast.", ""]
     for name, (_, caption) in figures.items():
@@ -763,11 +785,10 @@ def plot_section(figures, img_rel):
 
 NOT_FOUND = """## What has no public whole curve here
 
-- **A single node with an NVLink mesh and no switch** (DGX-1 V100's hybrid cube-mesh, 4-GPU boards
-  with NVLink between every pair): the logs found (NVIDIA/nccl-tests issue 68: 4 V100 on NVLink, 8 B
-  to 1 GiB; issues of NVIDIA/nccl on DGX-1) are in issue threads whose text could not be read whole
-  from the stored copies; no repository file or page with such a sweep was found. The preset
-  `dgx1-v100` is ready for one.
+- **An NVLink mesh at 256 MiB and more, and its other collectives**: the one whole curve of a
+  switchless mesh here (8 V100 in a DGX-1's hybrid cube-mesh) stops at 128 MiB and is allreduce
+  only; no 4-GPU board with NVLink between every pair (the A100 and H100 HGX 4-GPU boards) was
+  found with a sweep.
 - **Whole curves on InfiniBand and RoCE clusters**: the published multi-node InfiniBand and RoCE
   logs found start at 1 GiB (OCI, Nebius) or give one size; the small and middle sizes there are
   only from the cloud transports (EFA from 32 MiB, TCPXO from 8 B).
@@ -779,7 +800,7 @@ NOT_FOUND = """## What has no public whole curve here
 def render(points, skipped, img_rel="img/public", before=None):
     lines = [INTRO_TITLE, "", before_summary(points), "", INTRO, "## Errors", ""] + before_after(points, before or {})
     lines += summary(points)
-    lines += ["", "## Curves", ""] + plot_section(plots(points), img_rel)
+    lines += ["", "## Curves", ""] + plot_section(plots(points, before), img_rel)
     lines += ["", "## The points", ""] + table(points)
     lines += ["", "## Rows not predicted", ""] + skipped_list(skipped)
     if points:
@@ -818,7 +839,7 @@ def main(argv):
     out = Path(args.out)
     img_dir = out.parent / "img" / "public"
     text = render(points, skipped, "img/public", read_before(args.before))
-    figures = {img_dir / f"{name}.svg": svg for name, (svg, _) in plots(points).items()}
+    figures = {img_dir / f"{name}.svg": svg for name, (svg, _) in plots(points, read_before(args.before)).items()}
     if args.check:
         stale = [path for path, body in [(out, text)] + list(figures.items())
                  if not path.exists() or path.read_text() != body]

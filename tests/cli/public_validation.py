@@ -183,6 +183,12 @@ def test_report(pv, rows, tmp):
     check(len(svgs) >= 3 and all(s.read_text().startswith("<svg") for s in svgs),
           f"one SVG per system with enough points ({len(svgs)})")
     check(all(f"img/public/{s.name}" in text for s in svgs), "the page shows every plot")
+    with_before = pv.svg_plot("t", "s", [("allreduce", [(8, 0.001, 0.002, 0.004), (1024, 0.1, 0.2, 0.4)])])
+    without = pv.svg_plot("t", "s", [("allreduce", [(8, 0.001, 0.002, None), (1024, 0.1, 0.2, None)])])
+    check(with_before.count("stroke-dasharray") == 2 and "before runtime" in with_before,
+          "a plot draws the prediction before the runtime model dashed, with its legend entry")
+    check("stroke-dasharray" not in without and "before runtime" not in without,
+          "no dashed line where the rows have no earlier prediction")
     check(run(collsim, "--out", out, "--check").returncode == 0, "--check: 0 on the file just written")
     svgs[0].write_text(svgs[0].read_text().replace("busbw", "bandwidth"))
     check(run(collsim, "--out", out, "--check").returncode == 1, "--check: 1 once a plot differs")

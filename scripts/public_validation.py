@@ -620,7 +620,9 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   that drove the 8 GPUs) where the post measured 48.5 us. The post (2019) names neither its NCCL
   (2.4 was current then, with its own latencies) nor its host, whose launch call was not measured;
   nothing is changed for it. From 2 MiB the curve is within -20..+12% (the ring with LL128, then
-  Simple, on the 6 rings the search finds over the mesh's NVLinks).
+  Simple, on the 6 rings the search finds over the mesh's NVLinks). NCCL 2.4 had no LL128 (it came
+  with 2.5): without it (`--algo ring --protocol ll` or `simple`, the faster) collsim gives 158,
+  245, 362 and 606 us at 4-32 MiB, 7-20% slower than measured, where LL128 gives -14..+7%.
 - **NVLink efficiency (the large A100 rows).** NCCL's ring on A100 reaches about 230 of NVLink
   3's 300 GB/s. The catalog's 86.5% comes from peer copies (p2pBandwidthLatencyTest), which
   NCCL's kernels, moving and reducing with flags in the same pass, do not reach; under `runtime:

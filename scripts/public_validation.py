@@ -614,6 +614,19 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   put it within 8% of the link's 12 GB/s without it; the page names no CPU (its `nvidia-smi topo`
   CPU affinity, 24-47 and 72-95 on NUMA node 1, says two sockets of 24 cores, not whose). It is a
   factor of NCCL's graph search, and what the one-way runs measure does not carry it.
+- **Who chooses, seen on a whole InfiniBand curve (2 Dell XE9680, 16 H100, NCCL 2.26.2).** From 2 to
+  64 MiB `--algo nccl` runs its fastest candidate, NCCL's tree with LL128 and then the ring with
+  LL128, and is 17-38% fast; NVLS-tree, which NCCL runs across nodes (a maintainer's reply in the
+  same thread: "NVLS being used with single-node runs, NVLSTree with multi-node"), collsim prices
+  at 85, 103, 139, 173, 263 and 459 us from 2 to 64 MiB (`--algo nvls-tree`), -7..+12% of the
+  measured times. NCCL picks by its own cost model (tuning.cc, `ncclTopoGetAlgoTime`: its
+  latencies plus the size over the bandwidth its graph search gives each algorithm and protocol),
+  not by which runs fastest, so keeping the fastest of collsim's candidates is too fast wherever
+  collsim's ranking and NCCL's model's differ. Emulating NCCL's choice needs the per-channel
+  bandwidths of NCCL's graph search for each algorithm (collsim searches only the ring's, on
+  NVLink meshes); not done here. Up to 1 MiB: 16-128 B within 3%, 512 B-1 MiB 9-41% fast on
+  NCCL's tree with LL; two out-of-place times (8 B: 68.5 us, 256 B: 94.4 us, against 24.7 and
+  25.9 in place) are the run's, not the model's.
 - **The NVLink mesh's floor (8 V100 in a DGX-1's cube-mesh).** Every point up to 1 MiB is 11-23%
   fast: collsim's floor is 41 us (NCCL 2.30's ring base latency with LL, 14 steps at its NVLink
   LL latency, and 7 kernel launch calls at the 3.72 us an H100's host measured, for the one thread
@@ -709,7 +722,7 @@ def svg_plot(title, subtitle, series):
         out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{v:g}</text>')
     step = 3 if x1 - x0 <= 24 else 5
     for e in range(x0, x1 + 1):
-        if (e - x0) % step and e != x1:
+        if e != x1 and ((e - x0) % step or x1 - e < 2):  # no label crowding the last
             continue
         xx = x(2 ** e)
         out.append(f'<line x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{top + plot_h}" stroke="#eee"/>')
@@ -791,9 +804,10 @@ NOT_FOUND = """## What has no public whole curve here
   switchless mesh here (8 V100 in a DGX-1's hybrid cube-mesh) stops at 128 MiB and is allreduce
   only; no 4-GPU board with NVLink between every pair (the A100 and H100 HGX 4-GPU boards) was
   found with a sweep.
-- **Whole curves on InfiniBand and RoCE clusters**: the published multi-node InfiniBand and RoCE
-  logs found start at 1 GiB (OCI, Nebius) or give one size; the small and middle sizes there are
-  only from the cloud transports (EFA from 32 MiB, TCPXO from 8 B).
+- **Whole curves on RoCE clusters, and on InfiniBand beyond 2 nodes**: the one InfiniBand whole
+  curve here is 2 nodes (NVIDIA/nccl-tests issue 309); the same thread's 4- and 8-node runs are a
+  VMware set-up with its own topology file and a cluster the thread does not describe, and the
+  RoCE logs found start at 1 GiB (OCI) or give one size.
 - **GPUDirect-TCPX (A3 High)**, reduce-scatter and multi-node sweeps of the other collectives: none
   found with a source that names the system.
 """

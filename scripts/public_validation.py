@@ -562,7 +562,8 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
 - **Multi-node rows.** collsim now runs one channel per NIC (issue 19), as NCCL's rings and
   trees do, which brought these rows from about +400% to about +20%. On the two A100 nodes
   over RoCE (no NVLS on A100; the ring is bound by the 16 x 100 GbE ports, the catalog's
-  measured 97.5% of them) collsim is within 2%. On two H100 or H200 nodes the measured busbw
+  measured 97.5% of them) collsim was within 2% with the ring; NCCL's tree, which collsim now
+  finds faster there, leaves it 7.8% fast (oci-a100-2n-10g). On two H100 or H200 nodes the measured busbw
   (446-472 GB/s) passes what a ring can reach through the NICs (8 x 400G: 388 GB/s, which is
   what collsim's ring predicts), so NCCL crosses the network with each byte once, in NVLSTree
   or CollNet. The multi-node presets now mark their NVSwitches (and the SuperPOD's Quantum-2
@@ -627,6 +628,13 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   NVLink meshes); not done here. Up to 1 MiB: 16-128 B within 3%, 512 B-1 MiB 9-41% fast on
   NCCL's tree with LL; two out-of-place times (8 B: 68.5 us, 256 B: 94.4 us, against 24.7 and
   25.9 in place) are the run's, not the model's.
+- **2 A100 nodes on RoCE as Kubernetes pods (OCI's OKE guide).** Every point from 8 B to 512 MiB
+  is 17-44% fast: the floor is 36.5-39 us where collsim gives 26.4 us (NCCL's tree with LL), and
+  the curve levels off at 156-165 GB/s at 128-512 MiB before it steps to 219-238 GB/s from 1 GiB
+  (collsim: 6-14% slow there, on NCCL's tree with Simple). The pods reach the NICs through SR-IOV
+  virtual functions, which the preset (bare-metal ports) does not model, and the log names
+  neither its NCCL nor what it chose; the same shape's bare-metal run in OCI's tutorial
+  (oci-a100-2n-10g) is 7.8% fast. Nothing measured says what the pods' extra 10 us is.
 - **The NVLink mesh's floor (8 V100 in a DGX-1's cube-mesh).** Every point up to 1 MiB is 11-23%
   fast: collsim's floor is 41 us (NCCL 2.30's ring base latency with LL, 14 steps at its NVLink
   LL latency, and 7 kernel launch calls at the 3.72 us an H100's host measured, for the one thread

@@ -623,7 +623,8 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   measured times. NCCL picks by its own cost model (tuning.cc, `ncclTopoGetAlgoTime`: its
   latencies plus the size over the bandwidth its graph search gives each algorithm and protocol),
   not by which runs fastest, so keeping the fastest of collsim's candidates is too fast wherever
-  collsim's ranking and NCCL's model's differ. Emulating NCCL's choice needs the per-channel
+  collsim's ranking and NCCL's model's differ (unless collsim's ring with LL128 across nodes is
+  itself too fast there: no published 2-node curve of that ring says which). Emulating NCCL's choice needs the per-channel
   bandwidths of NCCL's graph search for each algorithm (collsim searches only the ring's, on
   NVLink meshes); not done here. Up to 1 MiB: 16-128 B within 3%, 512 B-1 MiB 9-41% fast on
   NCCL's tree with LL; two out-of-place times (8 B: 68.5 us, 256 B: 94.4 us, against 24.7 and

@@ -624,9 +624,9 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   latencies plus the size over the bandwidth its graph search gives each algorithm and protocol),
   not by which runs fastest, so keeping the fastest of collsim's candidates is too fast wherever
   collsim's ranking and NCCL's model's differ (unless collsim's ring with LL128 across nodes is
-  itself too fast there: no published 2-node curve of that ring says which). Emulating NCCL's choice needs the per-channel
-  bandwidths of NCCL's graph search for each algorithm (collsim searches only the ring's, on
-  NVLink meshes); not done here. Up to 1 MiB: 16-128 B within 3%, 512 B-1 MiB 9-41% fast on
+  itself too fast there: no published 2-node curve of that ring says which). Emulating NCCL's
+  choice needs the per-channel bandwidths of NCCL's graph search for each algorithm (collsim
+  searches only the ring's, on NVLink meshes); not done here. Up to 1 MiB: 16-128 B within 3%, 512 B-1 MiB 9-41% fast on
   NCCL's tree with LL; two out-of-place times (8 B: 68.5 us, 256 B: 94.4 us, against 24.7 and
   25.9 in place) are the run's, not the model's.
 - **2 A100 nodes on RoCE as Kubernetes pods (OCI's OKE guide).** Every point from 8 B to 512 MiB
@@ -780,10 +780,10 @@ def plots(points, before=None):
         first = group[0]["row"]
         series = []
         for collective in BUS_FACTORS:
-            pts = sorted((int(p["row"]["bytes"]), busbw_from_time(p["row"], p["measured_us"]),
-                          busbw_from_time(p["row"], p["predicted_us"]),
-                          busbw_from_time(p["row"], before[p["row"]["id"]]) if p["row"]["id"] in before else None)
-                         for p in group if p["row"]["collective"] == collective)
+            pts = sorted(((int(p["row"]["bytes"]), busbw_from_time(p["row"], p["measured_us"]),
+                           busbw_from_time(p["row"], p["predicted_us"]),
+                           busbw_from_time(p["row"], before[p["row"]["id"]]) if p["row"]["id"] in before else None)
+                          for p in group if p["row"]["collective"] == collective), key=lambda t: t[0])
             if pts:
                 series.append((collective, pts))
         dashed = "; dashed: before the runtime model" if any(w is not None for _, pts in series for *_, w in pts) else ""

@@ -299,23 +299,40 @@ def summary(points):
             "| system type | " + " | ".join(label for label, _ in SIZE_CLASSES) + " |",
             "|---|" + "---:|" * len(SIZE_CLASSES)]
     for kind in SYSTEM_TYPES:
-        cells = []
-        for label, _ in SIZE_CLASSES:
-            group = [p for p in points if p["row"]["system_type"] == kind and size_class(p["row"]) == label]
-            if not group:
-                cells.append("-")
-                continue
-            median = statistics.median(abs(p["error"]) for p in group)
-            fast = sum(p["error"] < 0 for p in group) / len(group)
-            cells.append(f"{median * 100:.1f}% ({fast * 100:.0f}% fast, {len(group)})")
-        if any(c != "-" for c in cells):
-            out.append(f"| {kind} | " + " | ".join(cells) + " |")
+        line = class_cells(kind, [p for p in points if p["row"]["system_type"] == kind])
+        if line:
+            out.append(line)
     collectives = [c for c in BUS_FACTORS if any(p["row"]["collective"] == c for p in points)]
     if len(collectives) > 1:
         out += ["", "### By collective", ""] + STATS_HEAD
         for collective in collectives:
             out.append(stats_line(collective, [p for p in points if p["row"]["collective"] == collective]))
+    out += ["", "### By curve and size class", "",
+            "One published sweep (a log, its node count and collective) a row: which curves make up each "
+            "class's share. Median \\|error\\| (share of points where collsim is too fast, count).", "",
+            "| curve | " + " | ".join(label for label, _ in SIZE_CLASSES) + " |",
+            "|---|" + "---:|" * len(SIZE_CLASSES)]
+    curves = {}
+    for p in points:
+        curves.setdefault(plot_key(p["row"]) + (p["row"]["collective"],), []).append(p)
+    for (stem, nodes, collective), group in sorted(curves.items()):
+        out.append(class_cells(f"{stem}, {nodes} node{'s' if nodes > 1 else ''}, {collective}", group))
     return out
+
+
+def class_cells(label, group):
+    """A table row: per size class, the median |error| of `group`'s points there, the share too
+    fast and the count ("-" where it has none); None when it has none at all."""
+    cells = []
+    for size, _ in SIZE_CLASSES:
+        part = [p for p in group if size_class(p["row"]) == size]
+        if not part:
+            cells.append("-")
+            continue
+        median = statistics.median(abs(p["error"]) for p in part)
+        fast = sum(p["error"] < 0 for p in part) / len(part)
+        cells.append(f"{median * 100:.1f}% ({fast * 100:.0f}% fast, {len(part)})")
+    return f"| {label} | " + " | ".join(cells) + " |" if group else None
 
 
 def read_before(path):

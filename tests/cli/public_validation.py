@@ -179,6 +179,12 @@ def test_report(pv, rows, tmp):
     check(not threaded or any("--gpus-per-thread" not in c for c in calls), "a thread per GPU asks nothing more")
     for label, _ in pv.SIZE_CLASSES:
         check(f"| {label} | " in text, f"summary: a line for size class {label}")
+    curves = {(Path(r["log"]).stem, int(r["nodes"]), r["collective"]) for r in predicted}
+    curve_rows = [l for l in text.split("### By curve and size class", 1)[-1].splitlines()
+                  if any(l.startswith(f"| {stem}, {nodes} node") and l.split(" |")[0].endswith(c)
+                         for stem, nodes, c in curves)]
+    check("### By curve and size class" in text and len(curve_rows) == len(curves),
+          f"by curve: one row per published sweep ({len(curve_rows)} for {len(curves)})")
     svgs = sorted((tmp / "img" / "public").glob("*.svg"))
     check(len(svgs) >= 3 and all(s.read_text().startswith("<svg") for s in svgs),
           f"one SVG per system with enough points ({len(svgs)})")

@@ -502,12 +502,13 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   chunk by protocol (calcCollChunking: Simple 512 KiB, LL 32 KiB, LL128 576,000 bytes halved by
   size, 15,360 on 2 nodes of 8 from 1 to 16 MiB), one segment per loop on the channels NCCL starts
   by size (at most 64). The LL128 tree of the XE9680 pair ran 5-22% faster at 1-8 MiB (more,
-  smaller segments fill the tree sooner), the TCPXO pair's Simple tree slower (1-128 MiB median
-  64.2% -> 54.1%), the class 1-128 MiB 17.4% -> 18.3% and 78% -> 79% too fast; and a Simple
-  two-tree on one node of 8 H100s at 16 MiB ran as one segment, 2.5x slower, since on 64
-  channels each channel's part is one chunk. Two facts it lacks: NCCL's own channel count (16-32
-  where the search runs, not 64, so 2-4x the loops) and that LL and LL128 forward each line as it
-  arrives, so their chunk is not their pipeline's grain. NVLS's pipeline is modelled: NCCL's
+  smaller segments fill the tree sooner: its 1-128 MiB median 19.9% -> 27.3%, the OKE pods'
+  23.7% -> 31.1%), the Simple trees barely moved (the TCPXO pair's 64.2% -> 63.3%), the class
+  1-128 MiB 17.4% -> 18.3% and 78% -> 79% too fast; and a Simple two-tree on one node of 8 H100s
+  at 16 MiB ran as one segment, 2.5x slower (316 against 128 us), since on 64 channels each
+  channel's part is one chunk. Two facts it lacks: NCCL's own channel count (16-32 where the
+  search runs, not 64, so 2-4x the loops) and that LL and LL128 forward each line as it arrives,
+  so their chunk is not their pipeline's grain. NVLS's pipeline is modelled: NCCL's
   NVLS channels (16 on Hopper), its chunks by size (16-128 KiB, calcCollChunking) and its loops of
   one chunk per head, run as one segment each, so the fill and drain of few loops show at mid
   sizes (8 H100s: 2 loops at 8 MiB, 64 at 1 GiB). It took the single-node NVSwitch rows at

@@ -94,6 +94,10 @@ std::string protocols_text(const PredictionRequest& r, const std::vector<Protoco
   if (r.nccl_protocol)
     return fmt::format("{} only (--protocol: NCCL_PROTO={})", r.nccl_protocol->name, r.nccl_protocol->name);
   if (protocols.size() == protocol_table().size()) return "LL, LL128 and Simple";
+  if (ll128_left_out(r))
+    return fmt::format("{} (NCCL enables LL128 by default only where a node's GPUs meet over NVLink, and from "
+                       "compute capability 7.0: tuning.cc; runtime: proto names it to force it)",
+                       protocol_names(protocols));
   return fmt::format("{} only (the cluster's NCCL_PROTO: runtime.proto)", protocol_names(protocols));
 }
 

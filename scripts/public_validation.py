@@ -641,7 +641,11 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   broadcast and reduce to 10.0 (11% slow), where the one-way runs, which cross the same path,
   put it within 8% of the link's 12 GB/s without it; the page names no CPU (its `nvidia-smi topo`
   CPU affinity, 24-47 and 72-95 on NUMA node 1, says two sockets of 24 cores, not whose). It is a
-  factor of NCCL's graph search, and what the one-way runs measure does not carry it.
+  factor of NCCL's graph search, and what the one-way runs measure does not carry it. Modelled:
+  NCCL leaves LL128 off between GPUs that meet over PCIe (tuning.cc: LL128 only where its graph's
+  path between a node's GPUs is NVLink), so `--algo nccl` here chooses between LL and Simple:
+  allgather at 128 and 256 KiB went from LL128's -15.8% and -24.1% to -13.0% (LL) and -21.7%
+  (Simple); no other point ran LL128.
 - **Who chooses, seen on a whole InfiniBand curve (2 Dell XE9680, 16 H100, NCCL 2.26.2).** From 2 to
   64 MiB `--algo nccl` runs its fastest candidate, NCCL's tree with LL128 and then the ring with
   LL128, and is 17-38% fast; NVLS-tree, which NCCL runs across nodes (a maintainer's reply in the

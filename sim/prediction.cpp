@@ -452,6 +452,7 @@ PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string
   if (r.protocol) return predict_with(r, *r.protocol, algorithm, bytes);
   std::optional<PredictionRecord> best;
   for (const Protocol& p : protocol_table()) {
+    if (p.name == "ll128" && ll128_left_out(r)) continue;  // as NCCL's tuner would not offer it
     PredictionRecord rec = predict_with(r, p, algorithm, bytes);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
@@ -576,11 +577,17 @@ bool nccl_environment_allows(const PredictionRequest& r, std::string_view candid
   return name.empty() || r.runtime_hardware.environment.allows_algorithm(name);
 }
 
+bool ll128_left_out(const PredictionRequest& r) {
+  return r.runtime != CollectiveRuntime::none && r.runtime_hardware.environment.protocols.empty() &&
+         !nccl_ll128_by_default(r.runtime_hardware, step_transport(r, 1));
+}
+
 std::vector<Protocol> nccl_protocols(const PredictionRequest& r) {
   if (r.nccl_protocol) return {*r.nccl_protocol};
   std::vector<Protocol> out;
   for (const Protocol& p : protocol_table())
-    if (r.runtime_hardware.environment.allows_protocol(p.name)) out.push_back(p);
+    if (r.runtime_hardware.environment.allows_protocol(p.name) && !(p.name == "ll128" && ll128_left_out(r)))
+      out.push_back(p);
   return out;
 }
 

@@ -232,7 +232,13 @@ std::uint32_t channels_for(const PredictionRequest& request, std::string_view al
 // "nccl" choose `candidate`, one of nccl_candidates (all-to-all's linear sends: always).
 bool nccl_environment_allows(const PredictionRequest& request, std::string_view candidate);
 // The protocols "nccl" chooses among: --protocol's one (NCCL_PROTO for this prediction), else the
-// cluster's NCCL_PROTO (runtime.proto), else LL, LL128 and Simple.
+// cluster's NCCL_PROTO (runtime.proto), else LL, LL128 and Simple, less LL128 where NCCL leaves
+// it off by default (ll128_left_out).
 std::vector<Protocol> nccl_protocols(const PredictionRequest& request);
+// Whether NCCL would leave LL128 out here by its own default (sim/runtime.hpp,
+// nccl_ll128_by_default: a node whose GPUs meet over PCIe, or GPUs before compute capability
+// 7.0), the cluster's runs setting no NCCL_PROTO; never without a runtime. --protocol auto
+// (each protocol, the fastest kept) passes it over too.
+bool ll128_left_out(const PredictionRequest& request);
 
 }  // namespace collsim

@@ -303,6 +303,11 @@ RuntimePipeline nccl_nvls_pipeline(const RuntimeRun& run, const RuntimeHardware&
   return p;
 }
 
+bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra) {
+  if (intra == Transport::pci) return false;
+  return hardware.compute_capability == 0 || hardware.compute_capability >= 70;
+}
+
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,
                                     Rank ranks) {
   const Proto proto = proto_of(protocol);

@@ -81,6 +81,16 @@ struct RuntimeRun {
 // (none without it).
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run);
 
+// Whether NCCL enables LL128 where the runs leave the protocols to it (no NCCL_PROTO): NCCL
+// marks LL128 "enabled by default only on Volta/Ampere/Hopper/Blackwell+NVLink" (src/graph/
+// tuning.cc, ncclTopoTuneModel, NCCL 2.30; the same rule since 2.8): its graph's path between
+// a node's GPUs no worse than PATH_NVB (NVLink, or NVLink through one GPU), so not where they
+// meet over PCIe (`intra`: what a step between two ranks of a node crosses; a node of one rank
+// has no such path), and GPUs of compute capability 7.0 or more (where the config names them).
+// Its bound on the GPU-to-NIC path (PATH_PXB, PATH_PXN on Hopper) is not modelled: every
+// preset's NICs sit beside their GPUs.
+bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra);
+
 // The channels NCCL starts for a ring or tree collective of `bytes` (enqueue.cc,
 // topoGetAlgoInfo), before its own channel count (its topology search's) bounds them.
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,

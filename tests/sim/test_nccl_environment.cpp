@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/prediction.hpp"
+#include "sim/runtime.hpp"
 #include "tests/support/test_cluster.hpp"
 #include "topologies/cluster_config.hpp"
 
@@ -136,4 +137,39 @@ TEST_CASE("An NCCL environment that leaves no algorithm able to run says so") {
   CHECK(predict(q).at(0).runs == "nvls");
   q.nccl_protocol = find_protocol("ll");
   REQUIRE_THROWS_WITH(predict(q), Catch::Contains("NCCL_PROTO leaves ll only, which none of NCCL's algorithms"));
+}
+
+TEST_CASE("NCCL leaves LL128 off by default where a node's GPUs meet over PCIe or predate compute capability 7.0") {
+  // NCCL's rule (tuning.cc, ncclTopoTuneModel): its graph's path between a node's GPUs no worse
+  // than NVLink (PATH_NVB), GPUs of compute capability 7.0 or more.
+  CHECK(nccl_ll128_by_default(RuntimeHardware{90, false}, Transport::nvlink));
+  CHECK(nccl_ll128_by_default(RuntimeHardware{90, false}, Transport::net));  // one GPU a node
+  CHECK_FALSE(nccl_ll128_by_default(RuntimeHardware{75, false}, Transport::pci));
+  CHECK_FALSE(nccl_ll128_by_default(RuntimeHardware{60, false}, Transport::nvlink));
+  CHECK(nccl_ll128_by_default(RuntimeHardware{}, Transport::nvlink));  // no GPU named: NVLink decides
+
+  // Two RTX 2080 Ti on a PCIe switch (as configs/pcie3-2080ti-2.yaml): "nccl" and --protocol auto
+  // choose among LL and Simple, at every size; NCCL_PROTO naming LL128 forces it back in, as
+  // NCCL_PROTO does.
+  const std::string pcie =
+      "name: t\nlink_classes:\n  pcie3: {technology: pcie3, alpha_s: 14.76us}\n"
+      "nodes: {count: 1, gpus_per_node: 2, switch: pcie, gpu_link: pcie3, backplane_Bps: 15.75e+9}\n"
+      "gamma_s_per_byte: 4.87e-12\nruntime: {library: nccl, compute_capability: 7.5, host_cpu: intel";
+  PredictionRequest r = cluster_request(parse_cluster_config(pcie + "}\n", "t.yaml"));
+  r.collective = Collective::allgather;
+  r.sizes = {64 << 10, 128 << 10, 256 << 10, 4 * MiB};
+  r.engine = EngineKind::flow;
+  CHECK(ll128_left_out(r));
+  CHECK(protocol_names(nccl_protocols(r)) == "ll, simple");
+  for (const std::vector<std::string>& algorithms : {std::vector<std::string>{"nccl"}, std::vector<std::string>{"ring"}}) {
+    r.algorithms = algorithms;
+    r.protocol = std::nullopt;
+    for (const PredictionRecord& rec : predict(r)) CHECK(rec.protocol.name != "ll128");
+  }
+  PredictionRequest forced = cluster_request(parse_cluster_config(pcie + ", proto: \"LL128,Simple\"}\n", "t.yaml"));
+  CHECK_FALSE(ll128_left_out(forced));
+  CHECK(protocol_names(nccl_protocols(forced)) == "ll128, simple");
+  // NVLink nodes keep it.
+  CHECK_FALSE(ll128_left_out(cluster_request(cluster(1, ""))));
+  CHECK(protocol_names(nccl_protocols(cluster_request(cluster(1, "")))) == "ll, ll128, simple");
 }

@@ -469,8 +469,10 @@ void add_predict_command(CLI::App& app) {
   add_choice_option(*cmd, "--protocol", o.protocol, protocol_choices(),
                     "Wire protocol of every link, as NCCL's: simple (the links as configured), ll (8 data bytes in "
                     "each 16-byte line, ~0.2 of the alpha), ll128 (120 of 128 bytes, ~0.5 of the alpha), or auto (the "
-                    "fastest per algorithm and size); with --algo nccl it is NCCL_PROTO, the one protocol NCCL may "
-                    "choose, over the cluster's own (runtime: proto); without either NCCL chooses among all")
+                    "fastest per algorithm and size; under runtime: nccl, LL128 only where NCCL enables it by "
+                    "default: NVLink between a node's GPUs); with --algo nccl it is NCCL_PROTO, the one protocol "
+                    "NCCL may choose, over the cluster's own (runtime: proto); without either NCCL chooses among "
+                    "all it enables")
       ->each([&o](const std::string&) { o.protocol_given = true; });
   add_channels_option(*cmd, o.channels, "on a cluster whose ranks span nodes of several NICs, one per NIC, at most 64; else 1");
   cmd->add_option("--gpus-per-thread", o.gpus_per_thread,

@@ -179,8 +179,8 @@ py::list predict_records(ClusterConfig c, const py::object& algorithms, const py
   r.jobs = jobs;
   if (engine != "auto") r.engine = find_engine(engine).kind;
   // As predict's --protocol: none given, Simple for named algorithms and for "nccl" every protocol
-  // the cluster's runtime.proto allows; given, that one (NCCL_PROTO for "nccl"), or 'auto' the
-  // fastest of each.
+  // the cluster's runtime.proto allows (LL128 where NCCL enables it: ll128_left_out); given, that
+  // one (NCCL_PROTO for "nccl"), or 'auto' the fastest of each.
   if (protocol) {
     r.protocol = *protocol == "auto" ? std::nullopt : std::optional<Protocol>(find_protocol(*protocol));
     r.nccl_protocol = r.protocol;

@@ -205,6 +205,29 @@ double leading_share(const std::string& line) {
   return std::min(std::stod(line.substr(0, digits)), 100.0) / 100.0;
 }
 
+// --detail's line for an "nccl" row: every run it compared, fastest first, each but the first with
+// how much slower it is; "" elsewhere.
+std::string candidates_detail_text(const PredictionRecord& rec) {
+  if (rec.candidates.size() < 2) return "";
+  std::vector<std::string> runs;
+  const double kept = rec.candidates.front().time_s;
+  for (const NcclCandidate& c : rec.candidates)
+    runs.push_back(c.time_s == kept || kept <= 0
+                       ? fmt::format("{} {} {}", c.runs, c.protocol, format_seconds(c.time_s))
+                       : fmt::format("{} {} {} (+{:.1f}%)", c.runs, c.protocol, format_seconds(c.time_s),
+                                     100.0 * (c.time_s / kept - 1.0)));
+  return fmt::format("  candidates, fastest first (collsim keeps the fastest; NCCL ranks them by its own cost model, "
+                     "tuning.cc, so a close second may be what it runs): {}\n",
+                     fmt::join(runs, ", "));
+}
+
+nlohmann::json candidates_json(const PredictionRecord& rec) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const NcclCandidate& c : rec.candidates)
+    out.push_back({{"runs", c.runs}, {"protocol", c.protocol}, {"time_s", c.time_s}});
+  return out;
+}
+
 // --detail's first line where the cluster names a runtime: what the run paid before its first
 // transfer, which the critical path below does not show (it starts at the first transfer).
 std::string runtime_detail_text(const PredictionRecord& rec) {
@@ -386,9 +409,9 @@ void run(const PredictOptions& o) {
           // the row's own name ("nccl (ring) 1G, ll"), so that no two titles are the same
           const bool named_protocol =
               o.protocol != simple_protocol() || rec.protocol != simple_protocol() || rec.runs != rec.algorithm;
-          details.push_back(fmt::format("{} {}{}:\n{}", shown_name(rec, false), format_size(rec.bytes),
+          details.push_back(fmt::format("{} {}{}:\n{}{}", shown_name(rec, false), format_size(rec.bytes),
                                         named_protocol ? ", " + std::string(rec.protocol.name) : "",
-                                        flow.text.at(flow.run_of(rec))));
+                                        candidates_detail_text(rec), flow.text.at(flow.run_of(rec))));
         }
       print_table(o, records, cluster, r, details);
       break;
@@ -399,7 +422,10 @@ void run(const PredictOptions& o) {
       nlohmann::json out = nlohmann::json::array();
       for (std::size_t i = 0; i < records.size(); ++i) {
         out.push_back(to_json(records[i]));
-        if (o.detail && records[i].refused.empty()) out.back()["detail"] = flow.json.at(flow.run_of(records[i]));
+        if (o.detail && records[i].refused.empty()) {
+          out.back()["detail"] = flow.json.at(flow.run_of(records[i]));
+          if (!records[i].candidates.empty()) out.back()["candidates"] = candidates_json(records[i]);
+        }
       }
       std::cout << out.dump(2) << '\n';
       break;

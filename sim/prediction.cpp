@@ -486,6 +486,7 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   }
   std::optional<PredictionRecord> best;
   std::vector<std::string> short_of_channels;
+  std::vector<NcclCandidate> candidates;
   for (std::string_view a : runs) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
     // LL and LL128 no bandwidth there: tuning.cc, "Not used").
@@ -494,6 +495,7 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
     for (const Protocol& p : in_network ? std::vector<Protocol>{simple_protocol()} : protocols) {
       PredictionRecord rec = predict_with(r, p, std::string(a), bytes);
       add_short_of_channels(short_of_channels, rec);
+      candidates.push_back({std::string(a), std::string(p.name), rec.time_s});
       if (!best || rec.time_s < best->time_s) best = std::move(rec);
     }
   }
@@ -503,6 +505,10 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
                             protocol_names(protocols), format_size(bytes), fmt::join(runs, ", ")));
   best->algorithm = kNcclChoice;  // runs: the one chosen
   best->short_of_channels = std::move(short_of_channels);  // of every candidate: the choice was among them
+  // Fastest first; ties in the order tried, so the kept one (the first tried of the fastest) leads.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const NcclCandidate& a, const NcclCandidate& b) { return a.time_s < b.time_s; });
+  best->candidates = std::move(candidates);
   return *best;
 }
 

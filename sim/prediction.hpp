@@ -24,6 +24,13 @@
 
 namespace collsim {
 
+// One run "nccl" compared: an algorithm NCCL has with one protocol, and collsim's time for it.
+struct NcclCandidate {
+  std::string runs;
+  std::string protocol;
+  double time_s = 0;
+};
+
 struct PredictionRecord {
   Collective collective = Collective::allreduce;
   std::string algorithm;
@@ -57,6 +64,10 @@ struct PredictionRecord {
   // row's own, and for "nccl" and "auto" every candidate's behind the choice. Not like for
   // like with runs in more channels, so the table marks the row.
   std::vector<std::string> short_of_channels;
+  // "nccl" where it compared runs (no tuner plugin chose): every one, fastest first, the first
+  // the one kept. NCCL picks by its own cost model (tuning.cc), not by collsim's times, so a
+  // close second is a choice the prediction could have gone either way on.
+  std::vector<NcclCandidate> candidates;
   // A row of "all" or "auto" for an algorithm that cannot run here at this size
   // (PredictionRequest::refusals_in_rows): why not, the guard's message; no times.
   std::string refused;

@@ -37,6 +37,18 @@ for protocol in simple auto; do
     fail "--protocol simple with --algo nccl (NCCL_PROTO=Simple): nccl's choice not Simple: $titles"
 done
 
+# --detail on an nccl row lists every run it compared, fastest first, the kept one leading (the
+# table's row) and the others each with how much slower; JSON carries the same as "candidates".
+out=$("$collsim" predict --preset dgx-h100 --algo nccl --bytes 64M --detail) || fail "predict --detail"
+line=$(grep '^  candidates, fastest first' <<< "$out")
+[ -n "$line" ] || fail "--detail: no candidates line: $(head -20 <<< "$out")"
+kept=$(grep -oE '^ +64M +nccl \([a-z-]+\) +[a-z0-9]+' <<< "$out" | awk '{print $3, $4}' | tr -d '()')
+grep -q ": ${kept} " <<< "$line" || fail "--detail: the row's choice ($kept) does not lead: $line"
+[ "$(grep -o '(+[0-9.]*%)' <<< "$line" | wc -l)" = 6 ] || fail "--detail: not 6 slower candidates: $line"
+json=$("$collsim" predict --preset dgx-h100 --algo nccl --bytes 64M --detail --format json) || fail "--detail json"
+[ "$(python3 -c 'import json,sys; c=json.load(sys.stdin)[0]["candidates"]; t=[x["time_s"] for x in c]; print(len(c), t == sorted(t))' <<< "$json")" = "7 True" ] ||
+  fail "--detail json: candidates not 7 in order"
+
 # One rank moves no data: its bandwidths are "-" (table), empty (CSV), null (JSON), never 0.
 one=(predict --ranks 1 --bandwidth 25e9 --alpha 1e-6 --algo ring --bytes 1M)
 "$collsim" "${one[@]}" | grep -Eq '^ +1M +ring +0 s +- +- ' || fail "one rank, table: $("$collsim" "${one[@]}")"

@@ -4,6 +4,7 @@
 // prediction) overrides the config's proto.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 #include "sim/prediction.hpp"
@@ -172,4 +173,23 @@ TEST_CASE("NCCL leaves LL128 off by default where a node's GPUs meet over PCIe o
   // NVLink nodes keep it.
   CHECK_FALSE(ll128_left_out(cluster_request(cluster(1, ""))));
   CHECK(protocol_names(nccl_protocols(cluster_request(cluster(1, "")))) == "ll, ll128, simple");
+}
+
+TEST_CASE("Algo nccl keeps every run it compared, fastest first, the one it kept leading") {
+  // One node of 8 H100s at 64 MiB: ring and NCCL's tree with LL, LL128 and Simple, NVLS with Simple.
+  const PredictionRecord rec = nccl_prediction(cluster(1, ""), {64 * MiB}).at(0);
+  REQUIRE(rec.candidates.size() == 7);
+  CHECK(rec.candidates.front().runs == rec.runs);
+  CHECK(rec.candidates.front().protocol == rec.protocol.name);
+  CHECK(rec.candidates.front().time_s == rec.time_s);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (std::size_t i = 0; i < rec.candidates.size(); ++i) {
+    if (i > 0) CHECK(rec.candidates[i - 1].time_s <= rec.candidates[i].time_s);
+    seen.emplace(rec.candidates[i].runs, rec.candidates[i].protocol);
+  }
+  CHECK(seen.size() == 7);
+  CHECK(seen.count({"nvls", "simple"}) == 1);
+  CHECK(seen.count({"nccl-tree", "ll128"}) == 1);
+  // A tuner plugin's choice compares nothing: no candidates.
+  CHECK(nccl_prediction(cluster(16, ", tuner: aws-ofi-nccl-p5"), {4 * GiB}).at(0).candidates.empty());
 }

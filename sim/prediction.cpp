@@ -447,12 +447,21 @@ PredictionRecord predict_with(const PredictionRequest& r, const Protocol& protoc
   return rec;
 }
 
-// One algorithm at one size: with the request's protocol, or with each and the fastest kept.
+// The protocols the cluster's library offers before the runs' NCCL_PROTO: every one, less LL128
+// where NCCL leaves it off by default (ll128_left_out).
+std::vector<Protocol> offered_protocols(const PredictionRequest& r) {
+  const bool without_ll128 = ll128_left_out(r);
+  std::vector<Protocol> out;
+  for (const Protocol& p : protocol_table())
+    if (!(without_ll128 && p.name == "ll128")) out.push_back(p);
+  return out;
+}
+
+// One algorithm at one size: with the request's protocol, or with each offered and the fastest kept.
 PredictionRecord predict_algorithm(const PredictionRequest& r, const std::string& algorithm, std::uint64_t bytes) {
   if (r.protocol) return predict_with(r, *r.protocol, algorithm, bytes);
   std::optional<PredictionRecord> best;
-  for (const Protocol& p : protocol_table()) {
-    if (p.name == "ll128" && ll128_left_out(r)) continue;  // as NCCL's tuner would not offer it
+  for (const Protocol& p : offered_protocols(r)) {
     PredictionRecord rec = predict_with(r, p, algorithm, bytes);
     if (!best || rec.time_s < best->time_s) best = std::move(rec);
   }
@@ -591,9 +600,8 @@ bool ll128_left_out(const PredictionRequest& r) {
 std::vector<Protocol> nccl_protocols(const PredictionRequest& r) {
   if (r.nccl_protocol) return {*r.nccl_protocol};
   std::vector<Protocol> out;
-  for (const Protocol& p : protocol_table())
-    if (r.runtime_hardware.environment.allows_protocol(p.name) && !(p.name == "ll128" && ll128_left_out(r)))
-      out.push_back(p);
+  for (const Protocol& p : offered_protocols(r))
+    if (r.runtime_hardware.environment.allows_protocol(p.name)) out.push_back(p);
   return out;
 }
 

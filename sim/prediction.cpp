@@ -715,7 +715,9 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   // A host that issues the transfers (HostIssue): each starts no earlier than its issue, and the
   // host's synchronization after the GPU's last work is a fixed cost like the runtime's. A
   // runtime launched by one thread for several GPUs starts the last GPU's part that much later.
-  const double launching_s = r.runtime == CollectiveRuntime::none ? 0.0 : launching_thread_s(r.gpus_per_thread);
+  // An empty collective launches no kernel under a runtime (run_runtime).
+  const bool launches = r.runtime != CollectiveRuntime::none && bytes > 0;
+  const double launching_s = launches ? launching_thread_s(r.gpus_per_thread) : 0.0;
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
           .fixed_s = runtime.fixed_s + launching_s + r.host_issue.sync_of(r.ranks),
           .issue_s = r.host_issue.per_transfer_s};

@@ -345,7 +345,9 @@ RuntimePipeline nccl_pipeline(const RuntimeRun& run, const StepLatency& step, co
 }
 
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run) {
-  if (runtime == CollectiveRuntime::none) return {};
+  // NCCL discards an empty collective before it launches anything (src/enqueue.cc, taskAppend:
+  // "Empty collectives can be discarded"): nothing to pay.
+  if (runtime == CollectiveRuntime::none || run.bytes == 0) return {};
   const Family family = family_of(run.algorithm);
   const Proto proto = proto_of(run.protocol);
   const Rank nodes = run.nodes, ranks_per_node = run.ranks_per_node;

@@ -77,7 +77,7 @@ struct RuntimeRun {
   Transport inter = Transport::net;     // what a step between nodes crosses
 };
 
-// The runtime of `run`; none: a zero cost. The rate caps need `hardware`'s compute capability
+// The runtime of `run`; none, or an empty collective (0 bytes, which NCCL discards): a zero cost. The rate caps need `hardware`'s compute capability
 // (none without it).
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run);
 

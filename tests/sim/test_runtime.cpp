@@ -594,6 +594,30 @@ TEST_CASE("one thread launching for G GPUs (nccl-tests -g G) adds G - 1 kernel l
   CHECK(predict(r).at(0).time_s == alone);
 }
 
+TEST_CASE("an empty collective costs nothing under NCCL, which discards it before any launch") {
+  for (std::string_view algorithm : {"ring", "nccl-tree", "nvls", "nvls-tree"}) {
+    const RunRuntime empty = nccl(algorithm, simple_protocol(), 2, 8, 0, RuntimeHardware{90, false});
+    CHECK(empty.fixed_s == 0);
+    CHECK_FALSE(empty.step.active);
+    CHECK(empty.pipeline.segments == 0);
+    CHECK(nccl(algorithm, simple_protocol(), 2, 8, 8, RuntimeHardware{90, false}).fixed_s > 0);
+  }
+  PredictionRequest r = cluster_request(nvlink_star(true));
+  r.algorithms = {"ring", "nccl"};
+  r.sizes = {0, 8};
+  r.gpus_per_thread = 4;
+  const std::vector<PredictionRecord> records = predict(r);
+  for (const PredictionRecord& p : records) {
+    INFO(p.algorithm << " " << p.bytes << " B");
+    if (p.bytes == 0) {
+      CHECK(p.time_s == 0);
+      CHECK(p.runtime_s == 0);
+    } else {
+      CHECK(p.time_s > 3 * kHostKernelLaunchCall_s);
+    }
+  }
+}
+
 TEST_CASE("a ring across nodes pays NCCL's net overhead on every step within a node: 1 us, 2 on AMD hosts, 3x with Simple") {
   RuntimeHardware amd, intel;
   amd.amd_hosts = true;

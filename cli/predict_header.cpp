@@ -150,6 +150,13 @@ void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const
                format_seconds(c.host_issue.per_transfer_s), r.ranks, format_seconds(c.host_issue.sync_of(r.ranks)));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
   if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
+    if (r.collective == Collective::alltoall) {
+      fmt::print("nccl: what NCCL would run: its all-to-all, a send and a receive to every peer at once (linear), "
+                 "with LL where each peer's part is at most {} and the ranks share one node, else Simple (its "
+                 "point-to-point rule, src/enqueue.cc; NCCL_PROTO plays no part), by the {} engine\n\n",
+                 format_size(kNcclP2pLLThreshold), to_string(r.engine));
+      return;
+    }
     std::vector<std::string_view> between_ranks, in_network;
     for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
       if (nccl_environment_allows(r, a))

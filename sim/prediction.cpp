@@ -482,6 +482,17 @@ std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64
       });
 }
 
+// The protocol NCCL's all-to-all of `bytes` runs with (nccl_p2p_protocol), by each peer's part
+// (all-to-all-v: the largest). Its peers across nodes run Simple, so the whole run does where the
+// ranks span nodes (the small parts to peers of the same node, which NCCL sends with LL, are
+// priced with Simple too).
+Protocol p2p_protocol(const PredictionRequest& r, std::uint64_t bytes) {
+  const std::uint64_t peer_bytes = r.pair_bytes.empty()
+                                       ? bytes / std::max<Rank>(r.ranks, 1)
+                                       : *std::max_element(r.pair_bytes.begin(), r.pair_bytes.end());
+  return find_protocol(nccl_p2p_protocol(peer_bytes, placed_nodes(*r.topology) > 1));
+}
+
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
 // algorithms that runs here and the runs' environment allows, with every protocol it allows
 // (nccl_protocols), the fastest kept.
@@ -498,10 +509,14 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   std::vector<NcclCandidate> candidates;
   for (std::string_view a : runs) {
     // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
-    // LL and LL128 no bandwidth there: tuning.cc, "Not used").
+    // LL and LL128 no bandwidth there: tuning.cc, "Not used"); its all-to-all's sends and
+    // receives with the one its point-to-point rule gives (nccl_p2p_protocol).
     const bool in_network = find_algorithm(a).in_network != InNetwork::none;
     if (in_network && !simple_allowed(protocols)) continue;
-    for (const Protocol& p : in_network ? std::vector<Protocol>{simple_protocol()} : protocols) {
+    const std::vector<Protocol> tried = r.collective == Collective::alltoall ? std::vector<Protocol>{p2p_protocol(r, bytes)}
+                                        : in_network                       ? std::vector<Protocol>{simple_protocol()}
+                                                                           : protocols;
+    for (const Protocol& p : tried) {
       PredictionRecord rec = predict_with(r, p, std::string(a), bytes);
       add_short_of_channels(short_of_channels, rec);
       candidates.push_back({std::string(a), std::string(p.name), rec.time_s});

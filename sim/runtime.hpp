@@ -91,6 +91,20 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
 // preset's NICs sit beside their GPUs.
 bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra);
 
+// NCCL's protocol for one send or receive of `peer_bytes` (its all-to-all is a group of them, one
+// to each peer): LL where the part is at most NCCL_P2P_LL_THRESHOLD, 16 KiB, a channel and the
+// connection has LL buffers, else Simple; never LL128, and NCCL_PROTO plays no part (src/enqueue.cc,
+// addP2pToPlan, NCCL 2.30). A connection across nodes has no LL buffers for point-to-point unless
+// NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0: src/init.cc, src/transport/net.cc), so `across_nodes`
+// gives Simple. A part goes on one channel up to the smallest piece NCCL splits it into (64 KiB
+// over NVLink: P2P_NVL_CHUNKSIZE 512 KiB / 8), so LL ends at 16 KiB there. Not modelled: on
+// PCIe-only nodes (P2P_PCI_CHUNKSIZE 128 KiB / 8 = 16 KiB pieces) NCCL may split a larger part
+// over channels and keep LL up to 16 KiB each.
+inline constexpr std::uint64_t kNcclP2pLLThreshold = 16384;
+inline std::string_view nccl_p2p_protocol(std::uint64_t peer_bytes, bool across_nodes) {
+  return !across_nodes && peer_bytes <= kNcclP2pLLThreshold ? "ll" : "simple";
+}
+
 // The channels NCCL starts for a ring or tree collective of `bytes` (enqueue.cc,
 // topoGetAlgoInfo), before its own channel count (its topology search's) bounds them.
 std::uint32_t nccl_channels_by_size(std::string_view algorithm, const Protocol& protocol, std::uint64_t bytes,

@@ -193,3 +193,31 @@ TEST_CASE("Algo nccl keeps every run it compared, fastest first, the one it kept
   // A tuner plugin's choice compares nothing: no candidates.
   CHECK(nccl_prediction(cluster(16, ", tuner: aws-ofi-nccl-p5"), {4 * GiB}).at(0).candidates.empty());
 }
+
+TEST_CASE("Algo nccl runs all-to-all with NCCL's point-to-point protocol: LL to 16 KiB a peer on one node, else Simple") {
+  CHECK(nccl_p2p_protocol(kNcclP2pLLThreshold, false) == "ll");
+  CHECK(nccl_p2p_protocol(kNcclP2pLLThreshold + 1, false) == "simple");
+  CHECK(nccl_p2p_protocol(8, true) == "simple");  // no LL buffers across nodes by default
+  // 8 ranks: 128 KiB is 16 KiB a peer (LL), 256 KiB and 16 MiB more (Simple, never LL128, even
+  // where the config's NCCL_PROTO names LL128 only); 2 nodes: Simple at every size.
+  for (const std::string& runtime : {std::string(), std::string(", proto: LL128")}) {
+    PredictionRequest r = cluster_request(cluster(1, runtime));
+    r.collective = Collective::alltoall;
+    r.algorithms = {"nccl"};
+    r.sizes = {128 << 10, 256 << 10, 16 * MiB};
+    const std::vector<PredictionRecord> one_node = predict(r);
+    REQUIRE(one_node.size() == 3);
+    CHECK(one_node[0].protocol.name == "ll");
+    CHECK(one_node[1].protocol.name == "simple");
+    CHECK(one_node[2].protocol.name == "simple");
+    for (const PredictionRecord& rec : one_node) {
+      CHECK(rec.runs == "linear");
+      REQUIRE(rec.candidates.size() == 1);
+    }
+  }
+  PredictionRequest r = cluster_request(cluster(2, ""));
+  r.collective = Collective::alltoall;
+  r.algorithms = {"nccl"};
+  r.sizes = {8 << 10, 16 * MiB};
+  for (const PredictionRecord& rec : predict(r)) CHECK(rec.protocol.name == "simple");
+}

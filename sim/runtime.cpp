@@ -61,11 +61,14 @@ double hw_s(Hw hw, Family family, Proto proto) { return 1e-6 * kHw[hw][std::size
 Rank log2_floor(Rank n) { return n > 1 ? Rank(std::bit_width(n) - 1) : 0; }
 
 // A network step's latency, as ncclTopoTuneModel's interLat: NCCL's NET figure for the
-// algorithm and protocol plus the latency the network's plugin reports (graph->latencyInter),
-// once more for Simple ("Also add the flush extra latency").
-double net_s(const RuntimeHardware& hardware, Family family, Proto proto) {
+// algorithm and protocol, the tree's where each node holds one rank ("With ppn=1 latencies are
+// fully exposed, use the Tree network latency"; `ranks_per_node` 0: a flat cluster, a rank a
+// node), plus the latency the network's plugin reports (graph->latencyInter), once more for
+// Simple ("Also add the flush extra latency").
+double net_s(const RuntimeHardware& hardware, Family family, Proto proto, Rank ranks_per_node) {
+  const Family figures_of = ranks_per_node <= 1 ? Family::tree : family;
   const double reported = hardware.net_latency_s * (proto == kSimple ? 2.0 : 1.0);
-  return hw_s(kNet, family, proto) + reported;
+  return hw_s(kNet, figures_of, proto) + reported;
 }
 
 // A step within a node of a ring across nodes: NCCL's figure for the node's transport, at least
@@ -83,7 +86,7 @@ double net_overhead_s(const RuntimeHardware& hardware, Proto proto) {
 
 // The in-network algorithms' whole latency, as ncclTopoTuneModel adds it (Simple only).
 double in_network_latency_s(const RuntimeHardware& hardware, Family family, Rank nodes, Rank ranks_per_node) {
-  const double intra = hw_s(kNvlink, family, kSimple), inter = net_s(hardware, family, kSimple);
+  const double intra = hw_s(kNvlink, family, kSimple), inter = net_s(hardware, family, kSimple, ranks_per_node);
   switch (family) {
     case Family::nvls: return intra + (nodes > 1 ? inter : 0.0);
     case Family::nvls_tree: return intra + 2.0 * double(log2_floor(nodes)) * inter;
@@ -357,7 +360,7 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
   if (family == Family::ring || family == Family::tree) {
     out.step.by_transport[std::size_t(Transport::nvlink)] = hw_s(kNvlink, family, proto);
     out.step.by_transport[std::size_t(Transport::pci)] = hw_s(kPci, family, proto);
-    out.step.by_transport[std::size_t(Transport::net)] = net_s(hardware, family, proto);
+    out.step.by_transport[std::size_t(Transport::net)] = net_s(hardware, family, proto, ranks_per_node);
     if (net_overhead_applies(family, run))
       for (Transport intra : {Transport::nvlink, Transport::pci}) {
         double& s = out.step.by_transport[std::size_t(intra)];

@@ -594,6 +594,20 @@ TEST_CASE("one thread launching for G GPUs (nccl-tests -g G) adds G - 1 kernel l
   CHECK(predict(r).at(0).time_s == alone);
 }
 
+TEST_CASE("with one rank a node every step across nodes takes NCCL's tree network latency (ppn = 1)") {
+  // tuning.cc: "With ppn=1 latencies are fully exposed, use the Tree network latency".
+  const Protocol& ll = find_protocol("ll");
+  const Protocol& ll128 = find_protocol("ll128");
+  CHECK(nccl("ring", ll, 4, 2).step.at(Transport::net) == Approx(2.7e-6));
+  CHECK(nccl("ring", ll, 4, 1).step.at(Transport::net) == Approx(5.0e-6));
+  CHECK(nccl("ring", ll128, 4, 2).step.at(Transport::net) == Approx(4.0e-6));
+  CHECK(nccl("ring", ll128, 4, 1).step.at(Transport::net) == Approx(8.5e-6));
+  CHECK(nccl("ring", ll128, 4, 0).step.at(Transport::net) == Approx(8.5e-6));  // a flat cluster: a rank a node
+  CHECK(nccl("ring", simple_protocol(), 4, 1).step.at(Transport::net) == Approx(14e-6));
+  // CollNet Direct on nodes of one GPU: no intra-node part, the tree's network latency (14 us, not 31).
+  CHECK(nccl("collnet", simple_protocol(), 16, 1).fixed_s == Approx(14e-6));
+}
+
 TEST_CASE("an empty collective costs nothing under NCCL, which discards it before any launch") {
   for (std::string_view algorithm : {"ring", "nccl-tree", "nvls", "nvls-tree"}) {
     const RunRuntime empty = nccl(algorithm, simple_protocol(), 2, 8, 0, RuntimeHardware{90, false});

@@ -112,6 +112,42 @@ std::string environment_text(const NcclEnvironment& env) {
                      fmt::join(set, " and "));
 }
 
+// What "nccl" chooses among here: NCCL's algorithms and protocols, its all-to-all's rule, and who
+// restricts them.
+void print_nccl_choice(const PredictionRequest& r) {
+  if (r.collective == Collective::alltoall) {
+    fmt::print("nccl: what NCCL would run: its all-to-all, a send and a receive to every peer at once (linear), "
+               "with LL where each peer's part is at most {} and the ranks share one node, else Simple (its "
+               "point-to-point rule, src/enqueue.cc; NCCL_PROTO plays no part), by the {} engine\n\n",
+               format_size(kNcclP2pLLThreshold), to_string(r.engine));
+    return;
+  }
+  std::vector<std::string_view> between_ranks, in_network;
+  for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
+    if (nccl_environment_allows(r, a))
+      (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
+  const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
+  const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
+  const bool collnet = fabric_reduces && r.collnet_enabled;
+  const std::string in_switches =
+      nodes_reduce && collnet ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
+      : nodes_reduce          ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
+      : collnet               ? " and of collnet (nodes of one GPU) with Simple"
+                              : "";
+  // NCCL 2.30 src/init.cc: collnetEnable is 0 unless set to 1.
+  const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
+                                                               "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
+                                                             : "";
+  const std::vector<Protocol> protocols = nccl_protocols(r);
+  const bool simple_only = std::find(protocols.begin(), protocols.end(), simple_protocol()) == protocols.end();
+  fmt::print("nccl: what NCCL would run: the fastest of {} with {}{}, by the {} engine (column proto; algorithm shows "
+             "the choice){}{}\n\n",
+             fmt::join(between_ranks, ", "), protocols_text(r, protocols), simple_only ? "" : in_switches,
+             to_string(r.engine), collnet_off, environment_text(r.runtime_hardware.environment));
+  if (r.tuner != TunerPlugin::none)
+    fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
+}
+
 }  // namespace
 
 void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
@@ -149,39 +185,7 @@ void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const
                "cuda backend, calibrated)\n\n",
                format_seconds(c.host_issue.per_transfer_s), r.ranks, format_seconds(c.host_issue.sync_of(r.ranks)));
   if (o.protocol != simple_protocol()) fmt::print("{}\n\n", describe_protocol(o.protocol));
-  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) {
-    if (r.collective == Collective::alltoall) {
-      fmt::print("nccl: what NCCL would run: its all-to-all, a send and a receive to every peer at once (linear), "
-                 "with LL where each peer's part is at most {} and the ranks share one node, else Simple (its "
-                 "point-to-point rule, src/enqueue.cc; NCCL_PROTO plays no part), by the {} engine\n\n",
-                 format_size(kNcclP2pLLThreshold), to_string(r.engine));
-      return;
-    }
-    std::vector<std::string_view> between_ranks, in_network;
-    for (std::string_view a : nccl_candidates(r.collective, r.collnet_enabled))
-      if (nccl_environment_allows(r, a))
-        (find_algorithm(a).in_network == InNetwork::none ? between_ranks : in_network).push_back(a);
-    const bool nodes_reduce = !r.topology->node_reducers.empty() && !in_network.empty();
-    const bool fabric_reduces = r.topology->fabric_reducer && !in_network.empty();
-    const bool collnet = fabric_reduces && r.collnet_enabled;
-    const std::string in_switches =
-        nodes_reduce && collnet ? " and of nvls (one node), nvls-tree and collnet (nodes) with Simple"
-        : nodes_reduce          ? " and of nvls (one node) and nvls-tree (nodes) with Simple"
-        : collnet               ? " and of collnet (nodes of one GPU) with Simple"
-                                : "";
-    // NCCL 2.30 src/init.cc: collnetEnable is 0 unless set to 1.
-    const std::string collnet_off = fabric_reduces && !collnet ? "; collnet left out: NCCL runs CollNet only with "
-                                                                 "NCCL_COLLNET_ENABLE=1 (runtime: collnet_enable: true)"
-                                                               : "";
-    const std::vector<Protocol> protocols = nccl_protocols(r);
-    const bool simple_only = std::find(protocols.begin(), protocols.end(), simple_protocol()) == protocols.end();
-    fmt::print("nccl: what NCCL would run: the fastest of {} with {}{}, by the {} engine (column proto; algorithm shows "
-               "the choice){}{}\n\n",
-               fmt::join(between_ranks, ", "), protocols_text(r, protocols), simple_only ? "" : in_switches,
-               to_string(r.engine), collnet_off, environment_text(r.runtime_hardware.environment));
-    if (r.tuner != TunerPlugin::none)
-      fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
-  }
+  if (std::find(r.algorithms.begin(), r.algorithms.end(), kNcclChoice) != r.algorithms.end()) print_nccl_choice(r);
 }
 
 }  // namespace collsim::cli

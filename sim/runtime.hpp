@@ -98,8 +98,9 @@ bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra);
 // NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0: src/init.cc, src/transport/net.cc), so `across_nodes`
 // gives Simple. A part goes on one channel up to the smallest piece NCCL splits it into (64 KiB
 // over NVLink: P2P_NVL_CHUNKSIZE 512 KiB / 8), so LL ends at 16 KiB there. Not modelled: on
-// PCIe-only nodes (P2P_PCI_CHUNKSIZE 128 KiB / 8 = 16 KiB pieces) NCCL may split a larger part
-// over channels and keep LL up to 16 KiB each.
+// PCIe-only nodes (P2P_PCI_CHUNKSIZE 128 KiB / 8 = 16 KiB pieces) NCCL gives a peer 2 channels
+// (paths.cc, ncclTopoGetNchannels) where its point-to-point channels number at least twice the
+// ranks (enqueue.cc halves them until they fit), and there keeps LL up to 32 KiB.
 inline constexpr std::uint64_t kNcclP2pLLThreshold = 16384;
 inline std::string_view nccl_p2p_protocol(std::uint64_t peer_bytes, bool across_nodes) {
   return !across_nodes && peer_bytes <= kNcclP2pLLThreshold ? "ll" : "simple";

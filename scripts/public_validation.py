@@ -629,7 +629,11 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   link's 12 GB/s into 6.0, so collsim is about 33% fast. What takes the rest (the receiving
   GPU's loads from host memory, NCCL's SHM chunks and flags, the CPU's root complex and memory
   under traffic both ways) has no point-to-point figure on the page; a bandwidthTest run on
-  both GPUs at once would give one. The page's peer-copy figures (p2pBandwidthLatencyTest with
+  both GPUs at once would give one. Another PCIe Gen3 x16 pair through SHM shows the same split
+  (NVIDIA/nccl issue #384, NCCL 2.4.8 on one channel: allreduce 3.9 GB/s, allgather 3.17,
+  broadcast 10.31), and NCCL's maintainer answers there that some components, in particular
+  some CPUs, do not handle bidirectional traffic well: a property of the host, not of NCCL,
+  with no figure for this one. The page's peer-copy figures (p2pBandwidthLatencyTest with
   P2P disabled: 5.71 GB/s one way, 6.10 both ways together) are not in the preset: they time
   cudaMemcpyPeer's staging through a driver buffer, which NCCL does not use; taken instead,
   they make collsim about 31% slow on allreduce and 94% slow on broadcast. Examined and not

@@ -117,7 +117,7 @@ std::string environment_text(const NcclEnvironment& env) {
 void print_nccl_choice(const PredictionRequest& r) {
   if (r.collective == Collective::alltoall) {
     fmt::print("nccl: what NCCL would run: its all-to-all, a send and a receive to every peer at once (linear), "
-               "with LL where each peer's part is at most {} and the ranks share one node, else Simple (its "
+               "with LL where each peer's part is at most {} and no peer is across the network, else Simple (its "
                "point-to-point rule, src/enqueue.cc; NCCL_PROTO plays no part), by the {} engine\n\n",
                format_size(kNcclP2pLLThreshold), to_string(r.engine));
     return;

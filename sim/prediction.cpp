@@ -482,15 +482,24 @@ std::optional<TunerChoice> plugin_choice(const PredictionRequest& r, std::uint64
       });
 }
 
+// Whether some peer of an all-to-all is reached over the network: a step from rank 0 to its
+// neighbour or to the last rank crosses it, or, where no link class says its transport, the
+// ranks sit on several nodes.
+bool peers_over_network(const PredictionRequest& r) {
+  const Transport near = step_transport(r, 1), far = step_transport(r, r.ranks - 1);
+  if (near == Transport::unknown && far == Transport::unknown) return placed_nodes(*r.topology) > 1;
+  return near == Transport::net || far == Transport::net;
+}
+
 // The protocol NCCL's all-to-all of `bytes` runs with (nccl_p2p_protocol), by each peer's part
-// (all-to-all-v: the largest). Its peers across nodes run Simple, so the whole run does where the
-// ranks span nodes (the small parts to peers of the same node, which NCCL sends with LL, are
-// priced with Simple too).
+// (all-to-all-v: the largest). Its peers over the network run Simple, so the whole run does where
+// some are (the small parts to peers of the same node, which NCCL sends with LL, are priced with
+// Simple too).
 Protocol p2p_protocol(const PredictionRequest& r, std::uint64_t bytes) {
   const std::uint64_t peer_bytes = r.pair_bytes.empty()
                                        ? bytes / std::max<Rank>(r.ranks, 1)
                                        : *std::max_element(r.pair_bytes.begin(), r.pair_bytes.end());
-  return find_protocol(nccl_p2p_protocol(peer_bytes, placed_nodes(*r.topology) > 1));
+  return find_protocol(nccl_p2p_protocol(peer_bytes, peers_over_network(r)));
 }
 
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's

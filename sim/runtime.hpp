@@ -96,7 +96,7 @@ bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra);
 // connection has LL buffers, else Simple; never LL128, and NCCL_PROTO plays no part (src/enqueue.cc,
 // addP2pToPlan, NCCL 2.30). A connection across nodes has no LL buffers for point-to-point unless
 // NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0: src/init.cc, src/transport/net.cc), so `across_nodes`
-// gives Simple. A part goes on one channel up to the smallest piece NCCL splits it into (64 KiB
+// (a peer reached over the network) gives Simple. A part goes on one channel up to the smallest piece NCCL splits it into (64 KiB
 // over NVLink: P2P_NVL_CHUNKSIZE 512 KiB / 8), so LL ends at 16 KiB there. Not modelled: on
 // PCIe-only nodes (P2P_PCI_CHUNKSIZE 128 KiB / 8 = 16 KiB pieces) NCCL gives a peer 2 channels
 // (paths.cc, ncclTopoGetNchannels) where its point-to-point channels number at least twice the

@@ -220,4 +220,17 @@ TEST_CASE("Algo nccl runs all-to-all with NCCL's point-to-point protocol: LL to 
   r.algorithms = {"nccl"};
   r.sizes = {8 << 10, 16 * MiB};
   for (const PredictionRecord& rec : predict(r)) CHECK(rec.protocol.name == "simple");
+  // Four GPUs on one NVLink switch, written flat (no nodes: map): no network between them, so LL
+  // to 16 KiB a peer as on a node.
+  PredictionRequest flat = cluster_request(parse_cluster_config(
+      "name: f\nlink_classes:\n  nv: {technology: nvswitch3, links: 18}\ntopology: {kind: star, endpoints: 4, "
+      "link: nv}\ngamma_s_per_byte: 0\nruntime: {library: nccl, compute_capability: 9.0, host_cpu: intel}\n",
+      "f.yaml"));
+  flat.collective = Collective::alltoall;
+  flat.algorithms = {"nccl"};
+  flat.sizes = {64 << 10, 128 << 10};
+  const std::vector<PredictionRecord> on_switch = predict(flat);
+  REQUIRE(on_switch.size() == 2);
+  CHECK(on_switch[0].protocol.name == "ll");
+  CHECK(on_switch[1].protocol.name == "simple");
 }

@@ -476,8 +476,8 @@ void add_predict_command(CLI::App& app) {
                   "the others answer), 'auto' (fastest per size), or among the names 'nccl' (what "
                   "NCCL would run: the fastest of ring and nccl-tree with every protocol, and where the switches reduce of "
                   "nvls, nvls-tree and, with the config's runtime: collnet_enable: true, collnet with Simple; for "
-                  "alltoall its sends and receives, LL up to 16 KiB a peer where none is across the network, else Simple, as NCCL's "
-                  "point-to-point rule)")
+                  "alltoall its sends and receives, LL up to 16 KiB a peer where none is across the network, else "
+                  "Simple, as NCCL's point-to-point rule)")
       ->capture_default_str();
   add_bytes_option(*cmd, o.bytes,
                    "Sizes per rank: the buffer every rank holds, e.g. 1K,64M,1G or 1K:1G (default: the config's); "

@@ -522,9 +522,10 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
     // receives with the one its point-to-point rule gives (nccl_p2p_protocol).
     const bool in_network = find_algorithm(a).in_network != InNetwork::none;
     if (in_network && !simple_allowed(protocols)) continue;
-    const std::vector<Protocol> tried = r.collective == Collective::alltoall ? std::vector<Protocol>{p2p_protocol(r, bytes)}
-                                        : in_network                       ? std::vector<Protocol>{simple_protocol()}
-                                                                           : protocols;
+    const std::vector<Protocol> tried = r.collective == Collective::alltoall
+                                            ? std::vector<Protocol>{p2p_protocol(r, bytes)}
+                                        : in_network ? std::vector<Protocol>{simple_protocol()}
+                                                     : protocols;
     for (const Protocol& p : tried) {
       PredictionRecord rec = predict_with(r, p, std::string(a), bytes);
       add_short_of_channels(short_of_channels, rec);

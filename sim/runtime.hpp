@@ -77,8 +77,8 @@ struct RuntimeRun {
   Transport inter = Transport::net;     // what a step between nodes crosses
 };
 
-// The runtime of `run`; none, or an empty collective (0 bytes, which NCCL discards): a zero cost. The rate caps need `hardware`'s compute capability
-// (none without it).
+// The runtime of `run`; none, or an empty collective (0 bytes, which NCCL discards): a zero
+// cost. The rate caps need `hardware`'s compute capability (none without it).
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run);
 
 // Whether NCCL enables LL128 where the runs leave the protocols to it (no NCCL_PROTO): NCCL
@@ -93,17 +93,18 @@ bool nccl_ll128_by_default(const RuntimeHardware& hardware, Transport intra);
 
 // NCCL's protocol for one send or receive of `peer_bytes` (its all-to-all is a group of them, one
 // to each peer): LL where the part is at most NCCL_P2P_LL_THRESHOLD, 16 KiB, a channel and the
-// connection has LL buffers, else Simple; never LL128, and NCCL_PROTO plays no part (src/enqueue.cc,
-// addP2pToPlan, NCCL 2.30). A connection across nodes has no LL buffers for point-to-point unless
-// NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0: src/init.cc, src/transport/net.cc), so `across_nodes`
-// (a peer reached over the network) gives Simple. A part goes on one channel up to the smallest piece NCCL splits it into (64 KiB
-// over NVLink: P2P_NVL_CHUNKSIZE 512 KiB / 8), so LL ends at 16 KiB there. Not modelled: on
-// PCIe-only nodes (P2P_PCI_CHUNKSIZE 128 KiB / 8 = 16 KiB pieces) NCCL gives a peer 2 channels
-// (paths.cc, ncclTopoGetNchannels) where its point-to-point channels number at least twice the
-// ranks (enqueue.cc halves them until they fit), and there keeps LL up to 32 KiB.
+// connection has LL buffers, else Simple; never LL128, and NCCL_PROTO plays no part
+// (src/enqueue.cc, addP2pToPlan, NCCL 2.30). A network connection has no LL buffers for
+// point-to-point unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0: src/init.cc,
+// src/transport/net.cc), so `over_network` (a peer reached over it) gives Simple. A part goes on
+// one channel up to the smallest piece NCCL splits it into (64 KiB over NVLink: P2P_NVL_CHUNKSIZE
+// 512 KiB / 8), so LL ends at 16 KiB there. Not modelled: on PCIe-only nodes (P2P_PCI_CHUNKSIZE
+// 128 KiB / 8 = 16 KiB pieces) NCCL gives a peer 2 channels (paths.cc, ncclTopoGetNchannels)
+// where its point-to-point channels number at least twice the ranks (enqueue.cc halves them
+// until they fit), and there keeps LL up to 32 KiB.
 inline constexpr std::uint64_t kNcclP2pLLThreshold = 16384;
-inline std::string_view nccl_p2p_protocol(std::uint64_t peer_bytes, bool across_nodes) {
-  return !across_nodes && peer_bytes <= kNcclP2pLLThreshold ? "ll" : "simple";
+inline std::string_view nccl_p2p_protocol(std::uint64_t peer_bytes, bool over_network) {
+  return !over_network && peer_bytes <= kNcclP2pLLThreshold ? "ll" : "simple";
 }
 
 // The channels NCCL starts for a ring or tree collective of `bytes` (enqueue.cc,

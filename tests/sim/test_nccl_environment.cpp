@@ -197,7 +197,7 @@ TEST_CASE("Algo nccl keeps every run it compared, fastest first, the one it kept
 TEST_CASE("Algo nccl runs all-to-all with NCCL's point-to-point protocol: LL to 16 KiB a peer on one node, else Simple") {
   CHECK(nccl_p2p_protocol(kNcclP2pLLThreshold, false) == "ll");
   CHECK(nccl_p2p_protocol(kNcclP2pLLThreshold + 1, false) == "simple");
-  CHECK(nccl_p2p_protocol(8, true) == "simple");  // no LL buffers across nodes by default
+  CHECK(nccl_p2p_protocol(8, true) == "simple");  // no LL buffers over the network by default
   // 8 ranks: 128 KiB is 16 KiB a peer (LL), 256 KiB and 16 MiB more (Simple, never LL128, even
   // where the config's NCCL_PROTO names LL128 only); 2 nodes: Simple at every size.
   for (const std::string& runtime : {std::string(), std::string(", proto: LL128")}) {

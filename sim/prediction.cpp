@@ -502,6 +502,18 @@ Protocol p2p_protocol(const PredictionRequest& r, std::uint64_t bytes) {
   return find_protocol(nccl_p2p_protocol(peer_bytes, peers_over_network(r)));
 }
 
+// The protocols NCCL runs candidate `a` with, of those the runs allow (`protocols`): NVLS,
+// NVLS_TREE and CollNet Simple only (its tuning gives LL and LL128 no bandwidth there: tuning.cc,
+// "Not used"), none where Simple is not allowed; its all-to-all's sends and receives the one its
+// point-to-point rule gives (p2p_protocol); the rest every one allowed.
+std::vector<Protocol> protocols_of_candidate(const PredictionRequest& r, std::string_view a, std::uint64_t bytes,
+                                             const std::vector<Protocol>& protocols) {
+  if (r.collective == Collective::alltoall) return {p2p_protocol(r, bytes)};
+  if (find_algorithm(a).in_network == InNetwork::none) return protocols;
+  if (!simple_allowed(protocols)) return {};
+  return {simple_protocol()};
+}
+
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
 // algorithms that runs here and the runs' environment allows, with every protocol it allows
 // (nccl_protocols), the fastest kept.
@@ -517,16 +529,7 @@ PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   std::vector<std::string> short_of_channels;
   std::vector<NcclCandidate> candidates;
   for (std::string_view a : runs) {
-    // NCCL runs NVLS, NVLS_TREE and CollNet with the Simple protocol only (its tuning gives
-    // LL and LL128 no bandwidth there: tuning.cc, "Not used"); its all-to-all's sends and
-    // receives with the one its point-to-point rule gives (nccl_p2p_protocol).
-    const bool in_network = find_algorithm(a).in_network != InNetwork::none;
-    if (in_network && !simple_allowed(protocols)) continue;
-    const std::vector<Protocol> tried = r.collective == Collective::alltoall
-                                            ? std::vector<Protocol>{p2p_protocol(r, bytes)}
-                                        : in_network ? std::vector<Protocol>{simple_protocol()}
-                                                     : protocols;
-    for (const Protocol& p : tried) {
+    for (const Protocol& p : protocols_of_candidate(r, a, bytes, protocols)) {
       PredictionRecord rec = predict_with(r, p, std::string(a), bytes);
       add_short_of_channels(short_of_channels, rec);
       candidates.push_back({std::string(a), std::string(p.name), rec.time_s});
@@ -740,9 +743,9 @@ RunCosts run_costs(const PredictionRequest& r, std::string_view algorithm, const
   // A host that issues the transfers (HostIssue): each starts no earlier than its issue, and the
   // host's synchronization after the GPU's last work is a fixed cost like the runtime's. A
   // runtime launched by one thread for several GPUs starts the last GPU's part that much later.
-  // An empty collective launches no kernel under a runtime (run_runtime).
-  const bool launches = r.runtime != CollectiveRuntime::none && bytes > 0;
-  const double launching_s = launches ? launching_thread_s(r.gpus_per_thread) : 0.0;
+  // Kernels are launched where the runtime prices the run (run_runtime: a runtime, and a collective
+  // that is not empty).
+  const double launching_s = runtime.step.active ? launching_thread_s(r.gpus_per_thread) : 0.0;
   return {.topology = r.topology.get(), .gamma_s_per_byte = r.cost.gamma_s_per_byte, .protocol = priced,
           .fixed_s = runtime.fixed_s + launching_s + r.host_issue.sync_of(r.ranks),
           .issue_s = r.host_issue.per_transfer_s};

@@ -478,7 +478,16 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   floor), but the Azure A100 rows go to 26-34% fast and the 2080 Ti pair's small sizes to 11-35%
   fast (the class up to 1 MiB from 14.3% to 23.8%): their floors (42-45 us for 8 GPUs, 11.8 us
   for 2) would need 5.3 and 5.9 us a GPU on their hosts, which nothing measured gives. So the
-  sum stays, and the H200 rows' floor is named here, not modelled.
+  sum stays, and the H200 rows' floor is named here, not modelled. The published curves say
+  which form holds from 2 MiB: there the Azure H200 rows (8 GPUs on one thread, NVLS forced)
+  took 0.97-0.99 of the times of NVIDIA's DGX H100 sample (a process per GPU, NCCL choosing; the
+  same NVLink 4 and NVSwitch), where the sum would have them 26 us longer (+62% at 2 MiB): the
+  launches hid behind the GPUs' work. The H200 rows' +5..+55% from 2 to 128 MiB are that sum's
+  26 us; with the larger of the two they would be 8% fast to 4% slow, and the class from 1 to 128
+  MiB 84% too fast, not 78% (87% with every row of one thread so priced). What would settle the
+  small sizes is NCCL's own host time per GPU of a grouped launch, which the lent machines, one
+  GPU each, cannot measure with their NCCL 2.28 (it refuses two ranks on one GPU, "Duplicate GPU
+  detected", src/init.cc; NCCL 2.30 allows them).
 - **Small and middle sizes: NCCL's runtime, now modelled in part.** Each GPU preset names
   `runtime: nccl` (docs/semantics.md, "The runtime"): a collective pays NCCL 2.30's base latency
   once and every step its per-step latency by protocol and transport (tuning.cc). That took the

@@ -506,7 +506,9 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--gpus-per-thread", o.gpus_per_thread,
                   fmt::format("GPUs one host thread launches each collective on, as nccl-tests -g G (one process and "
                               "thread for G GPUs): the last GPU starts (G - 1) kernel launch calls of {:.2f} us later "
-                              "(an H100's host, collsim-gpu-microbench); a cluster with runtime nccl only",
+                              "(an H100's host, collsim-gpu-microbench), added to the collective; nccl-tests' loop of "
+                              "back-to-back iterations hides them where the collective is longer (published curves: "
+                              "from about 2 MiB; docs/validation-public.md). A cluster with runtime nccl only",
                               kHostKernelLaunchCall_s * 1e6))
       ->capture_default_str()
       ->check(whole_number(1, 1024));

@@ -176,7 +176,8 @@ void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const
   if (r.gpus_per_thread > 1)
     fmt::print("launching thread: one host thread launches each collective on {} GPUs (nccl-tests -g {}): the last "
                "starts {} kernel launch calls of {} later ({} more per collective; an H100's host, "
-               "collsim-gpu-microbench)\n\n",
+               "collsim-gpu-microbench). Not modelled: nccl-tests' back-to-back iterations hide them where the "
+               "collective takes longer (published curves: from about 2 MiB)\n\n",
                r.gpus_per_thread, r.gpus_per_thread, r.gpus_per_thread - 1, format_seconds(kHostKernelLaunchCall_s),
                format_seconds(launching_thread_s(r.gpus_per_thread)));
   if (c.host_issue.any())

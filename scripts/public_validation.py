@@ -477,7 +477,9 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   host): the Azure H200 rows come to within -10..0% (8 x 3.72 = 29.8 us against the 30 us
   floor), but the Azure A100 rows go to 26-34% fast and the 2080 Ti pair's small sizes to 11-35%
   fast (the class up to 1 MiB from 14.3% to 23.8%): their floors (42-45 us for 8 GPUs, 11.8 us
-  for 2) would need 5.3 and 5.9 us a GPU on their hosts, which nothing measured gives. So the
+  for 2) would need 5.3 and 5.9 us a GPU on their hosts, which nothing measured gives (the A100
+  page's host is an AMD EPYC 7V12, the H200 page's an Intel Xeon Platinum 8480C, by the pages'
+  System Specifications; the 3.72 us was measured on an Intel Xeon). So the
   sum stays, and the H200 rows' floor is named here, not modelled. The published curves say
   which form holds from 2 MiB: there the Azure H200 rows (8 GPUs on one thread, NVLS forced)
   took 0.97-0.99 of the times of NVIDIA's DGX H100 sample (a process per GPU, NCCL choosing; the

@@ -148,13 +148,30 @@ void print_nccl_choice(const PredictionRequest& r) {
     fmt::print("tuner {}: {} (runtime: tuner)\n\n", tuner_plugin_name(r.tuner), tuner_plugin_scope(r.tuner));
 }
 
+// On one rank no data moves between ranks; NCCL still copies the buffer out of place.
+void print_one_rank(const ClusterConfig& c, const PredictionRequest& r) {
+  if (c.runtime != CollectiveRuntime::nccl) {
+    fmt::print("on one rank a collective moves no data: no time, no bandwidth\n");
+    return;
+  }
+  const double copy_Bps = device_copy_Bps(c.runtime_hardware, r.cost.gamma_s_per_byte);
+  fmt::print("on one rank NCCL runs no algorithm (the columns algorithm and protocol do not apply): out of place "
+             "(separate buffers, as nccl-tests' first columns) it copies the buffer on the GPU, one launch call of {} "
+             "then the bytes at {:.1f} GB/s ({}); in place it does nothing (src/enqueue.cc, src/device/onerank.cu). "
+             "No bus bandwidth\n",
+             format_seconds(kHostKernelLaunchCall_s), to_GBps(copy_Bps),
+             c.runtime_hardware.device_copy_Bps > 0 ? "runtime: device_copy_Bps, measured"
+                                                    : "the memory's datasheet rate: 3 / (2 x gamma), a copy reading "
+                                                      "and writing each byte");
+}
+
 }  // namespace
 
 void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const PredictionRequest& r) {
   const EngineEntry& engine = find_engine(r.engine);
   fmt::print("collsim predict: {} on {} rank{} of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks,
              r.ranks == 1 ? "" : "s", c.name, engine.name, engine.model(r.run), why_engine(o, c));
-  if (r.ranks == 1) fmt::print("on one rank a collective moves no data: no time, no bandwidth\n");
+  if (r.ranks == 1) print_one_rank(c, r);
   print_network(c, engine);
   if (c.runtime == CollectiveRuntime::nccl)
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "

@@ -40,9 +40,10 @@ COLUMNS = ["id", "system", "system_type", "preset", "nodes", "gpus_per_node", "c
 # `predict --gpus-per-thread` prices the kernel launch calls of that one thread for each collective.
 NCCL_ALGOS = {"Ring": "ring", "Tree": "nccl-tree", "NVLS": "nvls", "NVLSTree": "nvls-tree", "CollNetDirect": "collnet"}
 # Every system type the CSV has a row of, in the order the page lists them ("NVLink mesh": a single
-# node whose GPUs are joined by NVLink links pair to pair, no NVSwitch, DGX-1 style).
+# node whose GPUs are joined by NVLink links pair to pair, no NVSwitch, DGX-1 style; "one GPU": a
+# communicator of one rank, where NCCL copies the buffer and no link is crossed).
 SYSTEM_TYPES = ["single-node NVSwitch", "single-node NVLink mesh", "single-node PCIe", "multi-node InfiniBand",
-                "multi-node RoCE", "multi-node EFA", "multi-node GPUDirect-TCPXO"]
+                "multi-node RoCE", "multi-node EFA", "multi-node GPUDirect-TCPXO", "one GPU"]
 # Size classes: where NCCL's per-call and per-step costs dominate, the ramp, and the bandwidth regime.
 MIB = 2**20
 SIZE_CLASSES = [("<= 1 MiB", lambda b: b <= MIB), ("1-128 MiB", lambda b: MIB < b <= 128 * MIB),
@@ -55,6 +56,7 @@ BUS_FACTORS = {
     "reduce-scatter": lambda p: (p - 1) / p,
     "broadcast": lambda p: 1.0,
     "reduce": lambda p: 1.0,
+    "alltoall": lambda p: (p - 1) / p,
 }
 # a row giving both time and busbw must agree with itself: nccl-tests rounds busbw to 2 decimals
 # (so 0.005 GB/s either way, 0.00 for the smallest sizes) and time to 4 significant digits
@@ -116,8 +118,8 @@ def check_row(number, row, base=None):
         busbw = float(row["measured_busbw_GBps"]) if row["measured_busbw_GBps"] else None
     except ValueError as e:
         raise BadInput(f"{where}: {e}; nodes, gpus_per_node and bytes are integers, the measurements numbers")
-    if min(whole) <= 0 or ranks(row) < 2:
-        raise BadInput(f"{where}: nodes, gpus_per_node and bytes must be positive, and ranks at least 2")
+    if min(whole) <= 0:
+        raise BadInput(f"{where}: nodes, gpus_per_node and bytes must be positive")
     if time_us is None and busbw is None:
         raise BadInput(f"{where}: neither measured_time_us nor measured_busbw_GBps; give what the source prints")
     if (time_us is not None and time_us <= 0) or (busbw is not None and busbw < 0) or \
@@ -225,10 +227,11 @@ def evaluate(collsim, rows):
         prediction = predictions[curve_key(row)][int(row["bytes"])]
         measured = measured_time_us(row)
         predicted = float(prediction["time_s"]) * 1e6
+        one_rank = ranks(row) == 1  # NCCL copies the buffer: no algorithm, no protocol (predict's header)
         points.append({"row": row, "measured_us": measured, "predicted_us": predicted,
                        "error": predicted / measured - 1,
-                       "runs": prediction.get("runs") or prediction.get("algorithm", ""),
-                       "protocol": prediction.get("protocol", "")})
+                       "runs": "one-rank copy" if one_rank else prediction.get("runs") or prediction.get("algorithm", ""),
+                       "protocol": "-" if one_rank else prediction.get("protocol", "")})
     return points, skipped
 
 
@@ -422,7 +425,7 @@ INTRO_TITLE = "# Public validation: collsim against published nccl-tests figures
 INTRO = """Every point below is an nccl-tests figure someone published (a vendor page, a cloud's
 tutorial or benchmark repository, a GitHub issue or README), whole size sweeps of
 `all_reduce_perf` where the source has one and, where the same page gives them, `broadcast_perf`,
-`reduce_perf` and `all_gather_perf`, next to what `collsim predict --algo nccl` says for the same
+`reduce_perf`, `all_gather_perf` and `alltoall_perf` (one page has it), next to what `collsim predict --algo nccl` says for the same
 collective, size and rank count on the preset that describes that system (where the source forced
 NCCL's algorithm, `NCCL_ALGO`, the CSV's `nccl_algo` says which, and collsim runs that algorithm
 with its protocol chosen, `--protocol auto`: the Azure H200 page ran NVLS at every size). The presets and the link
@@ -437,7 +440,7 @@ and which column was used. This page and its plots (`docs/img/public/`) are writ
 `python3 scripts/public_validation.py build/bin/collsim` and are not edited by hand (`--check` tells
 whether they are up to date with the build). A row whose time the source does not print (vendor
 tables and summaries give bus bandwidth only) has its time derived from busbw with nccl-tests'
-factor (2(P-1)/P for allreduce, (P-1)/P for allgather, 1 for broadcast and reduce); where busbw
+factor (2(P-1)/P for allreduce, (P-1)/P for allgather and alltoall, 1 for broadcast and reduce); where busbw
 is printed with two decimals below 1 GB/s, that time carries the rounding (up to 12%). "collsim
 ran" is the algorithm and protocol `--algo nccl` chose (`runs` and `protocol` in its CSV), or the
 forced one. Size
@@ -632,12 +635,28 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   and its per-head rates come from the graph search, which collsim does not reproduce; with 7/8
   in place of 15/16 these rows would be about 7% slower still. The mid sizes (2-32 MiB) stay
   8-18% fast.
+- **One GPU: NCCL's copy.** On a communicator of one rank NCCL runs none of its algorithms; out
+  of place it copies the send buffer to the receive buffer with cudaMemcpyAsync (src/enqueue.cc,
+  src/device/onerank.cu), in place it does nothing (the page's in-place column: 0.18-0.19 us).
+  collsim prices the copy as one launch call on the host (3.72 us, measured on an H100's host)
+  and the bytes at the GPU's device-to-device copy rate (the preset's `device_copy_Bps`: the
+  page's own bandwidthTest, 518.9 GB/s counting each byte read and written, so 259.45 GB/s).
+  Up to 64 KiB collsim is 5-14% fast: the page's floor is 4.0-4.3 us, a cudaMemcpyAsync call
+  and NCCL's own call, which collsim counts as a kernel launch call alone. From 256 KiB to
+  2 MiB it is 14-28% slow: nccl-tests launches its iterations back to back, so the host's call
+  for the next copy runs while the GPU copies and is hidden from about that size, where collsim
+  adds the two (the same sum as the launching thread's, above). From 4 MiB it is 3-9% slow, at
+  1 GiB +3.1%: bandwidthTest's copy of 32 MB ran at 259.45 GB/s, the page's 1 GiB reduce at
+  267.4.
 - **Both directions through host memory (the PCIe pair).** The two RTX 2080 Ti have no P2P,
   so NCCL moves every message through pinned host memory, up the PCIe switch's link to the
   CPU and back down; the preset makes that link the one resource all messages share. One way
   (broadcast, reduce) collsim is within 8% of the page's figures. With both directions at once
   (allreduce and allgather on 2 ranks) NCCL gets 4.0 GB/s each way where the model splits the
-  link's 12 GB/s into 6.0, so collsim is about 33% fast. What takes the rest (the receiving
+  link's 12 GB/s into 6.0, so collsim is about 33% fast. The same page's `alltoall_perf` (in
+  this table since collsim gained all-to-all: a send and a receive between the two GPUs, both
+  ways at once) levels off at 4.6 GB/s each way, and collsim is 23-32% fast from 256 KiB: the
+  same two-way limit, in another of NCCL's kernels. What takes the rest (the receiving
   GPU's loads from host memory, NCCL's SHM chunks and flags, the CPU's root complex and memory
   under traffic both ways) has no point-to-point figure on the page; a bandwidthTest run on
   both GPUs at once would give one. Another PCIe Gen3 x16 pair through SHM shows the same split

@@ -58,7 +58,8 @@ RuntimeRun runtime_run(const PredictionRequest& r, std::string_view algorithm, c
                        std::uint64_t bytes) {
   return {.algorithm = algorithm, .protocol = protocol, .bytes = bytes, .ranks = r.ranks,
           .nodes = r.topology->spanned_nodes(), .ranks_per_node = r.topology->endpoints_per_node,
-          .collective = r.collective, .intra = step_transport(r, 1), .inter = step_transport(r, r.ranks - 1)};
+          .collective = r.collective, .intra = step_transport(r, 1), .inter = step_transport(r, r.ranks - 1),
+          .copy_Bps = device_copy_Bps(r.runtime_hardware, r.cost.gamma_s_per_byte)};
 }
 
 // The segments a run asks for: --segments where given, else those its runtime's pipeline sets

@@ -351,10 +351,14 @@ RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardwar
   // NCCL discards an empty collective before it launches anything (src/enqueue.cc, taskAppend:
   // "Empty collectives can be discarded"): nothing to pay.
   if (runtime == CollectiveRuntime::none || run.bytes == 0) return {};
+  RunRuntime out;
+  if (run.ranks == 1) {
+    out.fixed_s = nccl_one_rank_s(run.bytes, run.copy_Bps);
+    return out;
+  }
   const Family family = family_of(run.algorithm);
   const Proto proto = proto_of(run.protocol);
   const Rank nodes = run.nodes, ranks_per_node = run.ranks_per_node;
-  RunRuntime out;
   out.fixed_s = 1e-6 * kBase[std::size_t(family)][proto];
   out.step.active = true;  // in-network algorithms: their latency is fixed, their steps free
   if (family == Family::ring || family == Family::tree) {

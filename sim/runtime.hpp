@@ -75,11 +75,33 @@ struct RuntimeRun {
   Collective collective = Collective::allreduce;
   Transport intra = Transport::nvlink;  // what a step between two ranks of a node crosses
   Transport inter = Transport::net;     // what a step between nodes crosses
+  double copy_Bps = 0;  // one rank: the GPU's device-to-device copy rate (device_copy_Bps below)
 };
 
+// A device-to-device copy's payload rate on one GPU: the config's measured one
+// (runtime.device_copy_Bps), else what the memory's datasheet rate allows a copy, which reads
+// and writes each byte: two of the three bytes `gamma_s_per_byte` prices per byte reduced,
+// 3 / (2 gamma). 0 where neither is known.
+inline double device_copy_Bps(const RuntimeHardware& hardware, double gamma_s_per_byte) {
+  if (hardware.device_copy_Bps > 0) return hardware.device_copy_Bps;
+  return gamma_s_per_byte > 0 ? 3.0 / (2.0 * gamma_s_per_byte) : 0.0;
+}
+
 // The runtime of `run`; none, or an empty collective (0 bytes, which NCCL discards): a zero
-// cost. The rate caps need `hardware`'s compute capability (none without it).
+// cost. The rate caps need `hardware`'s compute capability (none without it). On one rank NCCL
+// runs none of its algorithms: out of place it copies the buffer on the GPU (nccl_one_rank_s).
 RunRuntime run_runtime(CollectiveRuntime runtime, const RuntimeHardware& hardware, const RuntimeRun& run);
+
+// A collective on a communicator of one rank, out of place (separate buffers, as nccl-tests'
+// first columns time it): NCCL runs none of its algorithms but copies the send buffer to the
+// receive buffer with cudaMemcpyAsync (src/enqueue.cc, taskAppend, nRanks == 1 ->
+// ncclLaunchOneRank, src/device/onerank.cu; a kernel only for the PreMulSum operation); in place
+// it does nothing. Its cost: the host's call that starts the copy, priced as one kernel launch
+// call (kHostKernelLaunchCall_s: a cudaMemcpyAsync call was not timed alone), then `bytes` at
+// `copy_Bps` (none without a rate).
+inline double nccl_one_rank_s(std::uint64_t bytes, double copy_Bps) {
+  return kHostKernelLaunchCall_s + (copy_Bps > 0 ? double(bytes) / copy_Bps : 0.0);
+}
 
 // Whether NCCL enables LL128 where the runs leave the protocols to it (no NCCL_PROTO): NCCL
 // marks LL128 "enabled by default only on Volta/Ampere/Hopper/Blackwell+NVLink" (src/graph/

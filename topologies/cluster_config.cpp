@@ -391,8 +391,9 @@ void read_nccl_environment(const ConfigReader& in, const YAML::Node& r, NcclEnvi
 
 // `runtime: nccl` (latencies only), or the map that names the hardware NCCL's rate tables
 // are chosen by: {library: nccl, compute_capability: 9.0, host_cpu: intel} (sim/runtime.hpp),
-// and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1) and tuner: aws-ofi-nccl-p5 (the
-// plugin that chooses NCCL's algorithm and protocol: sim/tuner_plugin.hpp).
+// and optionally collnet_enable: true (NCCL_COLLNET_ENABLE=1), tuner: aws-ofi-nccl-p5 (the
+// plugin that chooses NCCL's algorithm and protocol: sim/tuner_plugin.hpp), net_latency_s and
+// device_copy_Bps (RuntimeHardware).
 void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c) {
   if (!r.IsMap()) {
     c.runtime = runtime_library(in, r, "runtime");
@@ -400,10 +401,12 @@ void read_runtime(const ConfigReader& in, const YAML::Node& r, ClusterConfig& c)
   }
   in.only_keys(r, "runtime",
                {"library", "compute_capability", "host_cpu", "collnet_enable", "tuner", "buffsize", "nvls_chunksize",
-                "nvlstree_max_chunksize", "algo", "proto", "nvls_enable", "net_latency_s"});
+                "nvlstree_max_chunksize", "algo", "proto", "nvls_enable", "net_latency_s", "device_copy_Bps"});
   read_nccl_environment(in, r, c.runtime_hardware.environment);
   if (const YAML::Node v = r["net_latency_s"])
     c.runtime_hardware.net_latency_s = in.physical(v, "runtime.net_latency_s", kTimeRange);
+  if (const YAML::Node v = r["device_copy_Bps"])
+    c.runtime_hardware.device_copy_Bps = in.physical(v, "runtime.device_copy_Bps", kBandwidthRange);
   if (const YAML::Node collnet = r["collnet_enable"]) c.collnet_enabled = in.flag(collnet, "runtime.collnet_enable");
   if (const YAML::Node tuner = r["tuner"]) c.tuner = tuner_plugin(in, tuner);
   c.runtime = runtime_library(in, in.require(r, "library", "runtime"), "runtime.library");

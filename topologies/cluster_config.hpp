@@ -74,6 +74,10 @@ struct RuntimeHardware {
   // nodes, twice for Simple (tuning.cc). 0: NCCL's own transports (InfiniBand, sockets) report
   // none.
   double net_latency_s = 0;
+  // A device-to-device copy's payload rate on one GPU (runtime.device_copy_Bps: a copy
+  // microbenchmark's), what NCCL's one-rank collective moves at (sim/runtime.hpp,
+  // nccl_one_rank_s). 0: the memory's datasheet rate (device_copy_Bps there).
+  double device_copy_Bps = 0;
 };
 
 // A host that issues the schedule's transfers one by one (a calibrated config's `host_issue:`,

@@ -608,6 +608,56 @@ TEST_CASE("with one rank a node every step across nodes takes NCCL's tree networ
   CHECK(nccl("collnet", simple_protocol(), 16, 1).fixed_s == Approx(14e-6));
 }
 
+TEST_CASE("on one rank NCCL copies the buffer out of place: one launch call, then the bytes at the copy rate") {
+  // By hand: 3.72 us, then 64 MiB at a measured 1.46577 TB/s (45.78 us), or at the memory's
+  // datasheet rate where none is measured: 3 / (2 gamma), 1.675 TB/s for HBM3's 3.35 TB/s.
+  RuntimeHardware h100{90, false};
+  h100.device_copy_Bps = 1.46577e12;
+  CHECK(device_copy_Bps(h100, 8.96e-13) == 1.46577e12);
+  CHECK(device_copy_Bps(RuntimeHardware{90, false}, 8.96e-13) == Approx(3.35e12 / 2).epsilon(1e-3));
+  CHECK(device_copy_Bps(RuntimeHardware{}, 0) == 0);
+  for (std::string_view algorithm : {"ring", "nccl-tree", "nvls"}) {
+    RuntimeRun one{algorithm, simple_protocol(), 64u << 20, 1, 1, 1};
+    one.copy_Bps = device_copy_Bps(h100, 8.96e-13);
+    const RunRuntime copy = run_runtime(CollectiveRuntime::nccl, h100, one);
+    CHECK(copy.fixed_s == Approx(3.72e-6 + 67108864 / 1.46577e12));
+    CHECK_FALSE(copy.step.active);  // no steps, no rate caps, no pipeline: no algorithm runs
+    CHECK(copy.rate.cap_Bps == RuntimeRate{}.cap_Bps);
+    CHECK(copy.pipeline.segments == 0);
+    one.copy_Bps = 0;  // no rate known: the launch alone
+    CHECK(run_runtime(CollectiveRuntime::nccl, h100, one).fixed_s == Approx(3.72e-6));
+    CHECK(run_runtime(CollectiveRuntime::none, h100, one).fixed_s == 0);
+  }
+  // Through predict, every collective and algorithm: the same copy, read from the config's
+  // runtime map (device_copy_Bps) or taken from its gamma; without a runtime, no time.
+  const std::string base = "name: s\nlink_classes:\n  nv: {technology: nvlink4, links: 18}\n"
+                           "nodes: {count: 1, gpus_per_node: 8, switch: nvswitch, gpu_link: nv}\nranks: 1\n"
+                           "gamma_s_per_byte: 8.96e-13\n";
+  const std::string named = "runtime: {library: nccl, compute_capability: 9.0, host_cpu: intel";
+  const ClusterConfig measured = parse_cluster_config(base + named + ", device_copy_Bps: 1.46577e12}\n", "s.yaml");
+  CHECK(measured.runtime_hardware.device_copy_Bps == 1.46577e12);
+  struct Case {
+    std::string config;
+    double expected_s;
+  };
+  const double bytes = 64 << 20;
+  for (const Case& c : {Case{base + named + ", device_copy_Bps: 1.46577e12}\n", 3.72e-6 + bytes / 1.46577e12},
+                        Case{base + named + "}\n", 3.72e-6 + bytes * 2 * 8.96e-13 / 3},
+                        Case{base + "runtime: nccl\n", 3.72e-6 + bytes * 2 * 8.96e-13 / 3}, Case{base, 0.0}})
+    for (Collective collective : {Collective::allreduce, Collective::allgather, Collective::broadcast}) {
+      PredictionRequest r = cluster_request(parse_cluster_config(c.config, "s.yaml"));
+      r.collective = collective;
+      r.algorithms = {"all"};
+      r.sizes = {64u << 20};
+      for (const PredictionRecord& p : predict(r)) {
+        INFO(c.config << to_string(collective) << " " << p.algorithm);
+        CHECK(p.time_s == Approx(c.expected_s).margin(1e-9));
+      }
+    }
+  REQUIRE_THAT(test::config_error(base + named + ", device_copy_Bps: -1}\n"), Catch::Contains("runtime.device_copy_Bps"));
+  REQUIRE_THAT(test::config_error(base + named + ", device_copy_Bps: fast}\n"), Catch::Contains("runtime.device_copy_Bps"));
+}
+
 TEST_CASE("an empty collective costs nothing under NCCL, which discards it before any launch") {
   for (std::string_view algorithm : {"ring", "nccl-tree", "nvls", "nvls-tree"}) {
     const RunRuntime empty = nccl(algorithm, simple_protocol(), 2, 8, 0, RuntimeHardware{90, false});

@@ -166,6 +166,11 @@ void print_runtime_preface(const ScheduleInfo& info, const PricedRun& p) {
                "none starting before its issue; its synchronization of the {} ranks' streams returns {} after the "
                "GPU's last work (fixed)",
                p.transfers, format_seconds(p.costs.issue_s), info.ranks, format_seconds(p.costs.fixed_s));
+  } else if (info.ranks == 1 && p.costs.fixed_s > 0) {  // NCCL runs no algorithm on one rank (sim/runtime.hpp, nccl_one_rank_s)
+    fmt::print("runtime (NCCL 2.30, one rank): no algorithm runs; out of place NCCL copies the buffer on the GPU, "
+               "one launch call {} + the copy {} = {} once (in place: nothing)",
+               format_seconds(kHostKernelLaunchCall_s), format_seconds(p.costs.fixed_s - kHostKernelLaunchCall_s),
+               format_seconds(p.costs.fixed_s));
   } else {
     fmt::print("runtime (NCCL 2.30, {}, {} protocol): launch + base latency {} once", info.algorithm,
                p.costs.protocol.name, format_seconds(p.costs.fixed_s - pipeline.extra_sync_s - p.host_sync_s));

@@ -68,6 +68,20 @@ grep -q "^runtime (NCCL 2.30, ring, simple protocol): launch + base latency 8.4 
   fail "not 14 step costs of 8192 bytes: $(grep -m1 '  cost:' <<< "$out")"
 grep -q "^total (contention-free): 104 us = fixed 56 us + sum of steps 48 us$" <<< "$out" ||
   fail "no total: $(tail -n 1 <<< "$out")"
+# One rank: no algorithm runs; NCCL copies the buffer out of place, one launch call (3.72 us)
+# and 64 MiB at the preset's copy rate (1.46577 TB/s: 45.8 us), predict's time to 1e-9.
+out=$("$collsim" explain ring -p 1 --bytes 64M --segments 1 --preset dgx-h100)
+grep -q "^runtime (NCCL 2.30, one rank): no algorithm runs; out of place NCCL copies the buffer on the GPU, one launch call 3.72 us + the copy 45.8 us = 49.5 us once" <<< "$out" ||
+  fail "one rank: no copy in the preface: $(sed -n 4p <<< "$out")"
+"$collsim" explain ring -p 1 --bytes 64M --segments 1 --preset dgx-h100 --format json > "$tmp/one.json"
+"$collsim" predict --preset dgx-h100 --ranks 1 --algo ring --bytes 64M --format json > "$tmp/one-predict.json"
+python3 - "$tmp/one.json" "$tmp/one-predict.json" <<'PY' || fail "one rank: explain's total is not predict's time, 3.72 us + 64 MiB / 1.46577 TB/s"
+import json, sys
+total = json.load(open(sys.argv[1]))["costs"]["total_s"]
+time = json.load(open(sys.argv[2]))[0]["time_s"]
+expected = 3.72e-6 + 67108864 / 1.46577e12
+sys.exit(0 if abs(total - expected) <= 1e-9 * expected and abs(time - expected) <= 1e-6 * expected else 1)
+PY
 grep -q "not fixed + sum of steps" <(
   "$collsim" explain ring -p 16 --bytes 1M --preset dgx-h100-superpod-su) || fail "across nodes: no note that the steps overlap"
 # A calibrated GPU (host_issue:, no library): one host thread issues the transfers, 5 us each,

@@ -166,7 +166,7 @@ void print_runtime_preface(const ScheduleInfo& info, const PricedRun& p) {
                "none starting before its issue; its synchronization of the {} ranks' streams returns {} after the "
                "GPU's last work (fixed)",
                p.transfers, format_seconds(p.costs.issue_s), info.ranks, format_seconds(p.costs.fixed_s));
-  } else if (info.ranks == 1 && p.costs.fixed_s > 0) {  // NCCL runs no algorithm on one rank (sim/runtime.hpp, nccl_one_rank_s)
+  } else if (info.ranks == 1 && p.costs.fixed_s > 0) {  // no algorithm: NCCL's one-rank copy (nccl_one_rank_s)
     fmt::print("runtime (NCCL 2.30, one rank): no algorithm runs; out of place NCCL copies the buffer on the GPU, "
                "one launch call {} + the copy {} = {} once (in place: nothing)",
                format_seconds(kHostKernelLaunchCall_s), format_seconds(p.costs.fixed_s - kHostKernelLaunchCall_s),

@@ -163,6 +163,32 @@ TEST_CASE("the header's nGpus is how many GPUs each thread drove (all_reduce_per
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i].time_s - a[i].time_s == Approx(7 * 3.72e-6).epsilon(1e-6));
 }
 
+TEST_CASE("on one rank the in-place column may print any bandwidth (NCCL does nothing there); elsewhere it is bounded") {
+  // reduce_perf on one GPU, as an RTX 2080 Ti printed it (the public AutoDL page): out of place a
+  // copy, in place 0.19 us whatever the size, 5.7 million GB/s at 1 GiB.
+  const std::string header = "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20\n"
+                             "#  Rank  0 Group  0 Pid  31816 on host device  0 [0000:b4:00] NVIDIA GeForce RTX 2080 Ti\n";
+  const std::string rank1 = "#  Rank  1 Group  0 Pid  31816 on host device  1 [0000:b5:00] NVIDIA GeForce RTX 2080 Ti\n";
+  const std::string titles =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n";
+  const std::string line =
+      "  1073741824     268435456     float     sum       0   4016.0  267.37  267.37      0     0.19   5706839.35  "
+      "5706839.35  0\n";
+  const NcclTestsLog one = parse_nccl_tests_log(header + titles + line, "one.log");
+  REQUIRE(one.rows.size() == 1);
+  CHECK(one.collective == Collective::reduce);
+  CHECK(one.rows[0].out_of_place.time_us == 4016.0);
+  CHECK(one.rows[0].in_place.algbw_GBps == Approx(5706839.35));
+  // the same line on two ranks is refused: there a rate beyond a petabyte a second is corrupt
+  CHECK_THAT(error_of(header + rank1 + titles + line), Catch::Contains("more than a petabyte"));
+  // and on one rank the out-of-place column keeps its bound
+  CHECK_THAT(error_of(header + titles +
+                      "  1073741824     268435456     float     sum       0   0.19   5706839.35  5706839.35  0     "
+                      "4016.0  267.37  267.37      0\n"),
+             Catch::Contains("more than a petabyte"));
+}
+
 TEST_CASE("where no line names the program, the columns tell the collective") {
   for (Collective c : all_collectives()) {
     CAPTURE(to_string(c));

@@ -163,7 +163,7 @@ TEST_CASE("the header's nGpus is how many GPUs each thread drove (all_reduce_per
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i].time_s - a[i].time_s == Approx(7 * 3.72e-6).epsilon(1e-6));
 }
 
-TEST_CASE("on one rank the in-place column may print any bandwidth (NCCL does nothing there); elsewhere it is bounded") {
+TEST_CASE("on one rank the in-place column may print any bandwidth (NCCL does nothing there), elsewhere it is bounded") {
   // reduce_perf on one GPU, as an RTX 2080 Ti printed it (the public AutoDL page): out of place a
   // copy, in place 0.19 us whatever the size, 5.7 million GB/s at 1 GiB.
   const std::string header = "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20\n"

@@ -115,6 +115,11 @@ std::string environment_text(const NcclEnvironment& env) {
 // What "nccl" chooses among here: NCCL's algorithms and protocols, its all-to-all's rule, and who
 // restricts them.
 void print_nccl_choice(const PredictionRequest& r) {
+  if (r.ranks == 1 && r.runtime == CollectiveRuntime::nccl) {
+    fmt::print("nccl: on one rank the copy above, whatever the collective (algorithm shows {}, proto none)\n\n",
+               kNcclOneRankCopy);
+    return;
+  }
   if (r.collective == Collective::alltoall) {
     fmt::print("nccl: what NCCL would run: its all-to-all, a send and a receive to every peer at once (linear), "
                "with LL where each peer's part is at most {} and no peer is across the network, else Simple (its "
@@ -155,7 +160,7 @@ void print_one_rank(const ClusterConfig& c, const PredictionRequest& r) {
     return;
   }
   const double copy_Bps = device_copy_Bps(c.runtime_hardware, r.cost.gamma_s_per_byte);
-  fmt::print("on one rank NCCL runs no algorithm (the columns algorithm and protocol do not apply): out of place "
+  fmt::print("on one rank NCCL runs no algorithm: out of place "
              "(separate buffers, as nccl-tests' first columns) it copies the buffer on the GPU, one launch call of {} "
              "then the bytes at {:.1f} GB/s ({}); in place it does nothing (src/enqueue.cc, src/device/onerank.cu). "
              "No bus bandwidth\n",

@@ -227,11 +227,10 @@ def evaluate(collsim, rows):
         prediction = predictions[curve_key(row)][int(row["bytes"])]
         measured = measured_time_us(row)
         predicted = float(prediction["time_s"]) * 1e6
-        one_rank = ranks(row) == 1  # NCCL copies the buffer: no algorithm, no protocol (predict's header)
         points.append({"row": row, "measured_us": measured, "predicted_us": predicted,
                        "error": predicted / measured - 1,
-                       "runs": "one-rank copy" if one_rank else prediction.get("runs") or prediction.get("algorithm", ""),
-                       "protocol": "-" if one_rank else prediction.get("protocol", "")})
+                       "runs": prediction.get("runs") or prediction.get("algorithm", ""),
+                       "protocol": prediction.get("protocol", "")})
     return points, skipped
 
 

@@ -515,11 +515,24 @@ std::vector<Protocol> protocols_of_candidate(const PredictionRequest& r, std::st
   return {simple_protocol()};
 }
 
+// "nccl" on one rank under NCCL's runtime: NCCL runs none of its algorithms but copies the buffer
+// (sim/runtime.hpp, nccl_one_rank_s), a time no candidate changes, so the row names the copy and
+// no protocol rather than a candidate the choice never weighed.
+PredictionRecord predict_one_rank_copy(const PredictionRequest& r, std::uint64_t bytes,
+                                       const std::vector<std::string_view>& runs) {
+  PredictionRecord rec = predict_with(r, simple_protocol(), std::string(runs.front()), bytes);
+  rec.algorithm = kNcclChoice;
+  rec.runs = std::string(kNcclOneRankCopy);
+  rec.protocol.name = "none";
+  return rec;
+}
+
 // "nccl": what the cluster's tuner plugin chooses where it does; elsewhere each of NCCL's
 // algorithms that runs here and the runs' environment allows, with every protocol it allows
 // (nccl_protocols), the fastest kept.
 PredictionRecord predict_nccl(const PredictionRequest& r, std::uint64_t bytes) {
   const std::vector<std::string_view> runs = nccl_runs_at(r, bytes);
+  if (r.ranks == 1 && r.runtime == CollectiveRuntime::nccl) return predict_one_rank_copy(r, bytes, runs);
   const std::vector<Protocol> protocols = nccl_protocols(r);
   if (const std::optional<TunerChoice> pick = plugin_choice(r, bytes, runs, protocols)) {
     PredictionRecord rec = predict_with(r, find_protocol(pick->protocol), std::string(pick->algorithm), bytes);

@@ -81,6 +81,8 @@ struct PredictionRecord {
 // cost model. CollNet (collnet, where the fabric reduces) only where the cluster enables it
 // (`collnet_enabled`, NCCL_COLLNET_ENABLE=1): NCCL 2.30 runs it on no other condition.
 inline constexpr std::string_view kNcclChoice = "nccl";
+// What "nccl" runs on one rank under NCCL's runtime (PredictionRecord::runs): the buffer's copy.
+inline constexpr std::string_view kNcclOneRankCopy = "copy";
 std::vector<std::string_view> nccl_candidates(Collective collective, bool collnet_enabled);
 
 // Whether a schedule that has a stream (ring, hierarchical-ring, bruck) runs streamed on the flow

@@ -654,6 +654,19 @@ TEST_CASE("on one rank NCCL copies the buffer out of place: one launch call, the
         CHECK(p.time_s == Approx(c.expected_s).margin(1e-9));
       }
     }
+  // "nccl" names the copy and no protocol: no candidate was weighed. Without NCCL's runtime
+  // nothing is copied, and the choice is the usual one.
+  for (const Case& c : {Case{base + named + "}\n", 3.72e-6 + bytes * 2 * 8.96e-13 / 3}, Case{base, 0.0}}) {
+    PredictionRequest r = cluster_request(parse_cluster_config(c.config, "s.yaml"));
+    r.algorithms = {std::string(kNcclChoice)};
+    r.sizes = {64u << 20};
+    const PredictionRecord p = predict(r).at(0);
+    INFO(c.config);
+    CHECK(p.time_s == Approx(c.expected_s).margin(1e-9));
+    CHECK((p.runs == kNcclOneRankCopy) == (c.expected_s > 0));
+    CHECK((p.protocol.name == "none") == (c.expected_s > 0));
+    CHECK(p.candidates.empty() == (c.expected_s > 0));
+  }
   REQUIRE_THAT(test::config_error(base + named + ", device_copy_Bps: -1}\n"), Catch::Contains("runtime.device_copy_Bps"));
   REQUIRE_THAT(test::config_error(base + named + ", device_copy_Bps: fast}\n"), Catch::Contains("runtime.device_copy_Bps"));
 }

@@ -84,8 +84,11 @@ void print_header_part(HeaderPart part, const ClusterConfig& c, const EngineEntr
 }
 
 // The header's lines on the network: what its topology says describes it, then a blank line.
-void print_network(const ClusterConfig& c, const EngineEntry& engine) {
-  for (HeaderPart part : c.topology->header_parts) print_header_part(part, c, engine);
+// On one rank no route is taken: no closed form, no bound from rank 0's links.
+void print_network(const ClusterConfig& c, const EngineEntry& engine, Rank ranks) {
+  for (HeaderPart part : c.topology->header_parts)
+    if (ranks > 1 || (part != HeaderPart::stand_in && part != HeaderPart::port_bound))
+      print_header_part(part, c, engine);
   fmt::print("\n");
 }
 
@@ -177,8 +180,8 @@ void print_predict_header(const PredictOptions& o, const ClusterConfig& c, const
   fmt::print("collsim predict: {} on {} rank{} of {}, engine {} ({})\n{}", to_string(r.collective), r.ranks,
              r.ranks == 1 ? "" : "s", c.name, engine.name, engine.model(r.run), why_engine(o, c));
   if (r.ranks == 1) print_one_rank(c, r);
-  print_network(c, engine);
-  if (c.runtime == CollectiveRuntime::nccl)
+  print_network(c, engine, r.ranks);
+  if (c.runtime == CollectiveRuntime::nccl && r.ranks > 1)  // one rank: the copy above
     fmt::print("runtime nccl: each collective pays NCCL's base latency once, each step NCCL's latency for its protocol "
                "and transport (NVLink, PCI, network) instead of the links' alpha, and a ring one more for every "
                "further slice and loop of its pipeline; NVLS and CollNet their whole latency "

@@ -82,6 +82,13 @@ time = json.load(open(sys.argv[2]))[0]["time_s"]
 expected = 3.72e-6 + 67108864 / 1.46577e12
 sys.exit(0 if abs(total - expected) <= 1e-9 * expected and abs(time - expected) <= 1e-6 * expected else 1)
 PY
+# predict's header on one rank: the copy, no route-based bound or closed form, no step runtime,
+# and "nccl" names the copy.
+out=$("$collsim" predict --preset dgx-h100 --ranks 1 --algo nccl --bytes 64M)
+grep -q "^nccl: on one rank the copy above" <<< "$out" || fail "one rank: predict's header names no copy for nccl"
+! grep -q -e "cheapest routes" -e "^runtime nccl:" -e "'x bound' without ports" <<< "$out" ||
+  fail "one rank: predict's header describes routes or steps: $(grep -m1 -e 'cheapest routes' -e '^runtime nccl:' -e 'without ports' <<< "$out")"
+grep -q "^       64M  nccl (copy)  *none  *49.5 us" <<< "$out" || fail "one rank: no row of the copy: $(grep 64M <<< "$out")"
 grep -q "not fixed + sum of steps" <(
   "$collsim" explain ring -p 16 --bytes 1M --preset dgx-h100-superpod-su) || fail "across nodes: no note that the steps overlap"
 # A calibrated GPU (host_issue:, no library): one host thread issues the transfers, 5 us each,

@@ -102,7 +102,7 @@ namespace {
 ScheduleRequest one_channel(const AlgorithmEntry& algorithm, const ScheduleRequest& request) {
   ScheduleRequest r = request;
   r.segments = segments_for(algorithm, request);
-  r.bytes = algorithms::channel_data(request.bytes, channels_of(request), 0).bytes;
+  r.bytes = algorithms::channel_bytes(request.collective, request.bytes, request.ranks, channels_of(request), 0);
   r.channels = 1;
   return r;
 }
@@ -158,7 +158,7 @@ std::uint32_t segments_for(const AlgorithmEntry& algorithm, const ScheduleReques
   if (!algorithm.pipelined) return 1;
   if (request.segments > 0) return request.segments;
   ScheduleRequest one = request;
-  one.bytes = algorithms::channel_data(request.bytes, channels_of(request), 0).bytes;
+  one.bytes = algorithms::channel_bytes(request.collective, request.bytes, request.ranks, channels_of(request), 0);
   return algorithm.segment_rule ? algorithm.segment_rule(one) : default_segments(one.bytes);
 }
 
@@ -180,9 +180,15 @@ void check_channels(const AlgorithmEntry& entry, const ScheduleRequest& request)
   if (!entry.takes_channels)
     throw Error(fmt::format("algorithm '{}' does not run in channels; --channels > 1 needs one of: {}", entry.name,
                             fmt::join(algorithms_with_channels(), ", ")));
+  if (algorithms::channels_split_blocks(request.collective)) {
+    if (request.ranks > 0 && request.bytes % request.ranks != 0)
+      throw Error(fmt::format("--channels > 1 cuts each rank's block of an {} across the channels, so its bytes ({}) "
+                              "must be a multiple of the ranks ({}); use --channels 1 or such a size",
+                              to_string(request.collective), request.bytes, request.ranks));
+    return;
+  }
   if (request.collective != Collective::allreduce)
-    throw Error(fmt::format("--channels > 1 splits an allreduce only, not {} (each rank's block would be cut across "
-                            "channels); use --channels 1",
+    throw Error(fmt::format("--channels > 1 splits an allreduce, allgather or reduce-scatter, not {}; use --channels 1",
                             to_string(request.collective)));
 }
 

@@ -13,6 +13,7 @@
 #include "base/parallel_runs.hpp"
 #include "base/units.hpp"
 #include "collectives/algorithm.hpp"
+#include "collectives/algorithms/channels.hpp"
 #include "collectives/closed_forms.hpp"
 #include "collectives/collective_spec.hpp"
 #include "collectives/transfer_stream.hpp"
@@ -27,7 +28,7 @@ namespace collsim {
 namespace {
 
 // Whether the ring runs over the mesh's searched rings here (Topology::mesh_rings): on the
-// ranks they were searched for, an allreduce (the one collective channels split).
+// ranks they were searched for, an allreduce (an allgather's channels cut blocks, over rotated orders).
 bool rides_mesh_rings(const PredictionRequest& r, std::string_view algorithm) {
   return algorithm == "ring" && r.collective == Collective::allreduce && !r.topology->mesh_rings.empty() &&
          r.ranks == r.topology->ranks();
@@ -79,6 +80,11 @@ ScheduleRequest schedule_request(const PredictionRequest& r, const AlgorithmEntr
   sr.ranks_per_node = r.cost.ranks_per_node;
   sr.pair_bytes = r.pair_bytes;
   sr.channels = channels_for(r, algorithm.name);
+  // An allgather's or reduce-scatter's channels cut every rank's block: the cluster's
+  // suggestion stands where the blocks are equal, one channel elsewhere (asked, check_channels
+  // says why not).
+  if (r.channels == 0 && algorithms::channels_split_blocks(r.collective) && r.ranks > 0 && bytes % r.ranks != 0)
+    sr.channels = 1;
   sr.channel_orders = mesh_channel_orders(r, algorithm, sr.channels);
   // The cluster's suggested channels (none asked) for a ring streamed (asked, or too large to
   // hold): one channel instead (predict_streamed says so). The stream runs any channels it is
@@ -702,7 +708,7 @@ std::uint32_t suggested_channels(const PredictionRequest& r) {
 
 std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorithm) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
-  if (!a.takes_channels || r.collective != Collective::allreduce) {
+  if (!a.takes_channels || (r.collective != Collective::allreduce && !algorithms::channels_split_blocks(r.collective))) {
     // Named, it gets what was asked (check_channels says why not); in "all" and "auto", one.
     const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
     return every ? 1 : r.channels;

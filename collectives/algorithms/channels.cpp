@@ -22,15 +22,27 @@ std::uint32_t part_holding(std::uint64_t bytes, std::uint32_t parts, std::uint64
 // instance's slot j goes to part c of merged slot j.
 struct ChannelPlacement {
   std::vector<Rank> order;
-  ByteRange data;  // the instance's data, in the merged buffer
+  ByteRange data;  // the buffer split whole: the instance's data, in the merged buffer
+  std::uint64_t bytes = 0;         // the instance's data bytes
   std::uint64_t merged_bytes = 0;
+  std::uint64_t block = 0;         // blocks split (channels_split_blocks): a rank's block, merged
+  ByteRange slice;                 // ... and the part of every block the instance moves
 
   ByteRange place(ByteRange chunk) const {
-    if (chunk.bytes == 0) return {data.offset, 0};  // never sent (the builder skips empty chunks)
-    if (chunk.end() <= data.bytes) return {data.offset + chunk.offset, chunk.bytes};
-    const std::uint64_t slot = (chunk.offset - data.bytes) / data.bytes, x = (chunk.offset - data.bytes) % data.bytes;
-    if (x + chunk.bytes > data.bytes) throw Error("a channel's staged chunk crosses a scratch slot; it cannot run in channels");
-    return {merged_bytes + slot * merged_bytes + data.offset + x, chunk.bytes};
+    if (chunk.bytes == 0) return {data.offset + slice.offset, 0};  // never sent (the builder skips empty chunks)
+    if (chunk.end() <= bytes) return {merged(chunk.offset, chunk.bytes), chunk.bytes};
+    const std::uint64_t slot = (chunk.offset - bytes) / bytes, x = (chunk.offset - bytes) % bytes;
+    if (x + chunk.bytes > bytes) throw Error("a channel's staged chunk crosses a scratch slot; it cannot run in channels");
+    return {merged_bytes + slot * merged_bytes + merged(x, chunk.bytes), chunk.bytes};
+  }
+
+  // Where the instance's data bytes [x, x + n) lie in the merged data: part c of the buffer,
+  // or of block b, instance position b's, that is of its rank order[b].
+  std::uint64_t merged(std::uint64_t x, std::uint64_t n) const {
+    if (block == 0) return data.offset + x;
+    const std::uint64_t b = x / slice.bytes, within = x % slice.bytes;
+    if (within + n > slice.bytes) throw Error("a channel's chunk crosses a rank's block; it cannot run in channels");
+    return std::uint64_t(order[b]) * block + slice.offset + within;
   }
 };
 
@@ -121,22 +133,44 @@ ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_
   return part_of({0, bytes}, std::max<std::uint32_t>(channels, 1), channel);
 }
 
+bool channels_split_blocks(Collective collective) {
+  return collective == Collective::allgather || collective == Collective::reduce_scatter;
+}
+
+std::uint64_t channel_bytes(Collective collective, std::uint64_t bytes, Rank ranks, std::uint32_t channels,
+                            std::uint32_t channel) {
+  if (!channels_split_blocks(collective) || channels <= 1 || ranks == 0) return channel_data(bytes, channels, channel).bytes;
+  return std::uint64_t(ranks) * channel_data(bytes / ranks, channels, channel).bytes;
+}
+
 std::uint32_t channel_of(const ScheduleInfo& info, std::uint64_t offset) {
   const std::uint32_t channels = std::max<std::uint32_t>(info.channels, 1);
   if (channels == 1 || info.bytes == 0) return 0;
-  return part_holding(info.bytes, channels, offset % info.bytes);  // scratch byte bytes + j bytes + x stages x
+  const std::uint64_t x = offset % info.bytes;  // scratch byte bytes + j bytes + x stages x
+  if (channels_split_blocks(info.collective) && info.ranks > 0) {
+    const std::uint64_t block = info.bytes / info.ranks;
+    return block == 0 ? 0 : part_holding(block, channels, x % block);
+  }
+  return part_holding(info.bytes, channels, x);
 }
 
 Schedule with_channels(Generator generate, const ScheduleRequest& request) {
   const std::uint32_t channels = std::max<std::uint32_t>(request.channels, 1);
   std::vector<Schedule> instances;
   std::vector<ChannelPlacement> places;
+  const bool blocks = channels_split_blocks(request.collective) && channels > 1 && request.ranks > 0;
   for (std::uint32_t c = 0; c < channels; ++c) {
     ScheduleRequest one = request;
     one.channels = 1;
-    one.bytes = channel_data(request.bytes, channels, c).bytes;
+    one.bytes = channel_bytes(request.collective, request.bytes, request.ranks, channels, c);
     instances.push_back(generate(one));
-    places.push_back({channel_order(request, c), channel_data(request.bytes, channels, c), request.bytes});
+    ChannelPlacement place{channel_order(request, c), channel_data(request.bytes, channels, c), one.bytes, request.bytes};
+    if (blocks) {
+      place.data = {0, one.bytes};
+      place.block = request.bytes / request.ranks;
+      place.slice = channel_data(place.block, channels, c);
+    }
+    places.push_back(std::move(place));
   }
   if (channels == 1 && request.channel_orders.empty()) return std::move(instances[0]);
 

@@ -1,6 +1,7 @@
 // collectives/algorithms/channels.hpp — NCCL-style channels, for every algorithm that takes
 // them (ring, tree, two-tree, nccl-tree): the buffer is cut into C contiguous parts and channel c runs
-// its own instance of the algorithm on part c, over the ranks in channel c's order.
+// its own instance of the algorithm on part c, over the ranks in channel c's order (an
+// allgather or reduce-scatter: part c of every rank's block, channels_split_blocks).
 //
 // Channel c's order rotates every node's ranks by c G / C places (G ranks per node), so each
 // channel enters and leaves a node through a different GPU, hence a different NIC (rail),
@@ -36,8 +37,20 @@ std::vector<Rank> channel_order(const ScheduleInfo& info, std::uint32_t channel)
 // Throws Error unless `orders` is empty or holds `channels` (at least 1) permutations of 0..ranks-1.
 void check_channel_orders(const std::vector<std::vector<Rank>>& orders, Rank ranks, std::uint32_t channels);
 
-// The data bytes channel c works on.
+// The data bytes channel c works on, of a buffer split whole: part c.
 ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel);
+
+// Whether channels split every rank's block rather than the buffer: an allgather's or a
+// reduce-scatter's buffer is the ranks' blocks (rank r's at r N/P), and NCCL's channel c
+// moves part c of every block, so channel c's instance runs on P parts, block b of it
+// landing in part c of its rank order[b]'s block. It needs blocks of equal size (N a
+// multiple of P; check_channels says so).
+bool channels_split_blocks(Collective collective);
+
+// How many data bytes channel c's instance works on: part c of the buffer, or P times part c
+// of a block (channels_split_blocks).
+std::uint64_t channel_bytes(Collective collective, std::uint64_t bytes, Rank ranks, std::uint32_t channels,
+                            std::uint32_t channel);
 
 // The channel the byte at `offset` of a rank's address space belongs to (data or scratch).
 std::uint32_t channel_of(const ScheduleInfo& info, std::uint64_t offset);

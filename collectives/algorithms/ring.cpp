@@ -217,10 +217,10 @@ class RingStream final : public TransferStream {
   // channel: that channel's ranks and part of the buffer.
   void fill(StreamedTransfer& x, std::uint64_t id, const algorithms::RingSend& send, std::uint64_t k) const {
     const std::uint64_t lane = id % lanes_, c = lane / p_, i = lane % p_;
-    const ByteRange data = algorithms::channel_data(info_.bytes, channels_, std::uint32_t(c));
+    const std::uint64_t data = algorithms::channel_bytes(info_.collective, info_.bytes, p_, channels_, std::uint32_t(c));
     x.src = orders_.empty() ? Rank(i) : orders_[c][i];
     x.dst = orders_.empty() ? Rank(send.to) : orders_[c][send.to];
-    x.bytes = algorithms::ring_slice({0, data.bytes}, p_, segments_, send.chunk, k).bytes;
+    x.bytes = algorithms::ring_slice({0, data}, p_, segments_, send.chunk, k).bytes;
     x.op = send.op;
     x.step = std::uint32_t(id / lanes_);
   }
@@ -243,7 +243,8 @@ std::unique_ptr<TransferStream> stream_ring(const ScheduleRequest& r) {
   check_channels(find_algorithm("ring"), r);
   const std::uint32_t segments = segments_for(find_algorithm("ring"), r);
   const std::uint32_t channels = std::max<std::uint32_t>(r.channels, 1);
-  const std::uint64_t least = algorithms::channel_data(r.bytes, channels, channels - 1).bytes;  // the shortest part
+  const std::uint64_t least =
+      algorithms::channel_bytes(r.collective, r.bytes, r.ranks, channels, channels - 1);  // the shortest part
   if (r.ranks >= 2 && least < std::uint64_t(r.ranks) * segments)
     throw Error(fmt::format("a streamed ring needs at least one byte per slice ({} bytes on {} ranks in {} channels of "
                             "{} segments)",

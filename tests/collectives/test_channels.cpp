@@ -1,6 +1,7 @@
 // tests/collectives/test_channels.cpp — channels (collectives/algorithms/channels.hpp): C
-// instances of ring, tree, two-tree or nccl-tree on disjoint parts of the buffer, each over its own rank
-// order, are proved by the checker for P = 1..16, C = 1..4 and nodes of 2, 4 and 8 ranks;
+// instances of ring, tree, two-tree or nccl-tree on disjoint parts of the buffer (a ring
+// allgather or reduce-scatter: of every rank's block), each over its own rank order, are
+// proved by the checker for P = 1..16, C = 1..4 and nodes of 2, 4 and 8 ranks;
 // one channel is the algorithm's own schedule; orders rotate within nodes so that every
 // channel leaves a node through a different rank; each transfer stays in its channel's part;
 // the size guard counts channels; bad requests are refused naming what would work.
@@ -57,6 +58,54 @@ TEST_CASE("The checker proves ring, tree, two-tree and nccl-tree in 1 to 4 chann
               ++proved;
             }
   CHECK(proved == 4 * 4 * 16 * 4 * 4 * 2);
+}
+
+TEST_CASE("The checker proves ring allgather and reduce-scatter in 1 to 4 channels, each on its part of every rank's block") {
+  std::size_t proved = 0;
+  for (Collective collective : {Collective::allgather, Collective::reduce_scatter})
+    for (Rank g : {0u, 2u, 4u, 8u})
+      for (Rank p = 1; p <= 16; ++p)
+        for (std::uint32_t c = 1; c <= 4; ++c)
+          for (std::uint64_t per_rank : {0ull, 3ull, 1000ull})
+            for (std::uint32_t segments : {0u, 3u}) {
+              INFO(to_string(collective) << " P=" << p << " G=" << g << " C=" << c << " N=" << per_rank * p << " S=" << segments);
+              ScheduleRequest r = allreduce(p, per_rank * p, c, g, segments);
+              r.collective = collective;
+              const Schedule s = generate_schedule("ring", r);
+              REQUIRE(s.info().channels == c);
+              REQUIRE_NOTHROW(check_schedule(s));
+              ++proved;
+            }
+  CHECK(proved == 2 * 4 * 16 * 4 * 3 * 2);
+}
+
+TEST_CASE("An allgather's channel c moves part c of every rank's block, as NCCL's channels do") {
+  // 8 ranks on nodes of 4, 4 channels, 8 x 4096 bytes: each block of 4096 is cut into four
+  // 1024-byte parts, and every transfer of channel c moves bytes of part c of some block.
+  ScheduleRequest r = allreduce(8, 8 * 4096, 4, 4);
+  r.collective = Collective::allgather;
+  const Schedule s = generate_schedule("ring", r);
+  const Schedule one = generate_schedule("ring", [&] {
+    ScheduleRequest o = r;
+    o.channels = 1;
+    o.bytes = 8 * 1024;
+    return o;
+  }());
+  std::vector<std::size_t> per_channel(4, 0);
+  for (TransferId id = 0; id < s.size(); ++id) {
+    const Transfer t = s.transfer(id);
+    const ByteRange chunk = s.chunks()[t.src_chunk];
+    const std::uint32_t c = channel_of(s.info(), chunk.offset);
+    REQUIRE(chunk.offset % 4096 / 1024 == c);                 // part c of its block
+    REQUIRE((chunk.offset + chunk.bytes - 1) / 4096 == chunk.offset / 4096);  // within one block
+    REQUIRE(channel_of(s.info(), s.chunks()[t.dst_chunk].offset) == c);
+    ++per_channel[c];
+  }
+  for (std::size_t n : per_channel) CHECK(n == one.size());  // each channel is a whole instance
+  // The moved bytes are the single channel's: (P - 1) blocks into every rank.
+  std::uint64_t moved = 0;
+  for (TransferId id = 0; id < s.size(); ++id) moved += s.transfer_bytes(id);
+  CHECK(moved == 8ull * 7 * 4096);
 }
 
 TEST_CASE("Channel orders rotate every node's ranks by c G / C places") {
@@ -119,7 +168,12 @@ TEST_CASE("Channels are refused where they do not apply, naming the algorithms t
                     Catch::Contains("does not run in channels") && Catch::Contains("ring, tree, two-tree"));
   ScheduleRequest gather = allreduce(8, 1024, 2);
   gather.collective = Collective::allgather;
-  CHECK_THROWS_WITH(generate_schedule("ring", gather), Catch::Contains("allreduce only"));
+  CHECK_NOTHROW(generate_schedule("ring", gather));
+  gather.bytes = 1001;  // blocks of unequal size cannot be cut alike
+  CHECK_THROWS_WITH(generate_schedule("ring", gather), Catch::Contains("multiple of the ranks (8)"));
+  ScheduleRequest broadcast = allreduce(8, 1024, 2);
+  broadcast.collective = Collective::broadcast;
+  CHECK_THROWS_WITH(generate_schedule("tree", broadcast), Catch::Contains("allreduce, allgather or reduce-scatter"));
   CHECK_THROWS_WITH(generate_schedule("ring", allreduce(8, 1024, kMaxChannels + 1)), Catch::Contains("more than the 64"));
   CHECK_NOTHROW(generate_schedule("rabenseifner", allreduce(8, 1024, 1)));
 }

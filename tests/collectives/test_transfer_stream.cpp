@@ -115,6 +115,20 @@ TEST_CASE("a streamed ring in C channels equals the generated one: rotated order
           r.segments = segments;
           require_same_transfers(generate_schedule("ring", r), *stream_ring(r));
         }
+  // An allgather's and a reduce-scatter's channels cut every rank's block (channels.hpp).
+  for (Collective collective : {Collective::reduce_scatter, Collective::allgather})
+    for (std::uint32_t channels : {2u, 3u})
+      for (Rank nodes : {1u, 3u}) {
+        INFO(to_string(collective) << " C=" << channels << " nodes=" << nodes);
+        ScheduleRequest r;
+        r.collective = collective;
+        r.ranks = 4 * nodes;
+        r.ranks_per_node = 4;
+        r.channels = channels;
+        r.bytes = r.ranks * (300 * channels + 7);  // equal blocks, parts and slices of unequal sizes
+        r.segments = 3;
+        require_same_transfers(generate_schedule("ring", r), *stream_ring(r));
+      }
   // Given orders (a mesh's rings, topologies/ring_search.hpp): channel c over its own ring.
   ScheduleRequest r;
   r.ranks = 4;

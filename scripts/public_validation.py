@@ -136,13 +136,13 @@ def check_row(number, row, base=None):
 
 def check_log(where, row, path):
     """The row's log exists and one of its lines (not a # comment) holds the row's figure as printed:
-    its time, or its busbw where the source prints no time."""
+    its time, or its busbw where the source prints no time (a Markdown table's ** around it aside)."""
     try:
         lines = path.read_text().splitlines()
     except OSError as e:
         raise BadInput(f"{where}: cannot read its log {row['log']}: {e.strerror}")
     figure = row["measured_time_us"] or row["measured_busbw_GBps"]
-    if not any(figure in re.split(r"[\s|,]+", line) for line in lines if not line.startswith("#")):
+    if not any(figure in re.split(r"[\s|,*]+", line) for line in lines if not line.startswith("#")):
         raise BadInput(f"{where}: no line of {row['log']} gives {figure}; copy the line there")
 
 
@@ -574,6 +574,24 @@ KNOWN_LIMITS = """What is known to cause the errors, in the model rather than in
   reductions in one queue, where NCCL reduces each channel in its own thread block), so the
   two saturated resources, NVLink and the NICs, do not overlap as NCCL's pipeline of 8 steps
   per connection lets them.
+- **An allgather across A3 Mega nodes, and the channels it needs (TCPXO, GKE).** A GKE report
+  (MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks, installer v1.0.15, NCCL 2.28.7) gives
+  `all_gather_perf` on 2 nodes of 8 H100 at 13 sizes from 64 KiB to 8 GiB, run by Google's demo
+  script, which sources the installer's profile (`NCCL_PROTO=Simple,LL128`, Google's buffers and
+  tuner; preset `gcp-a3mega-tcpxo-v1015`). Until this build collsim refused channels for an
+  allgather and ran its ring on one, so through one of a node's eight NICs: 8 GiB in 331 ms
+  where the run took 42.6 ms (+675%; from 16 MiB +233..+675%). NCCL's channel c moves part c of
+  every rank's block, and a ring allgather or reduce-scatter now runs so (docs/algorithms.md,
+  "Channels"); the 13 points are -2.7..-8.6% from 256 MiB (the 8 NICs' 200G with the
+  catalog's RoCE efficiency, 0.975, against 188.8 GB/s measured at 8 GiB), -9.7% and -17.8% at
+  128 and 64 MiB, and -51..-66% up to 16 MiB: the floor is 110-156 us measured against 48-62 us
+  (NCCL's ring with LL128, its steps across the nodes at NCCL's InfiniBand
+  latency), the same TCPXO floor as the allreduce rows' above, with the tuner's choices unknown.
+  The same report's single-node allreduce (`all_reduce_perf -g 8`, 7 sizes, no environment
+  given: NCCL's defaults, preset `dgx-h100`) is -0.7..+5.8% from 16 MiB and +19% and +41% at
+  64 KiB and 1 MiB, where collsim adds the launching thread's 7 launch calls (26 us) to the
+  collective ("How a source ran its test"); at 16 and 128 MiB that sum makes the two rows slow
+  (+1.2%, +3.7%), where the larger of the two would make them fast (about -19% and -1%).
 - **Who chose the algorithm (EFA).** The p5 runs loaded aws-ofi-nccl's tuner plugin
   (`NCCL_TUNER_PLUGIN` in the job; v1.16.3 in its Dockerfile), whose region tuner, and not NCCL's
   model, picks the algorithm and protocol of an allreduce on 3 or more p5 nodes: polygons in the
@@ -881,8 +899,8 @@ NOT_FOUND = """## What has no public whole curve here
   curve here is 2 nodes (NVIDIA/nccl-tests issue 309); the same thread's 4- and 8-node runs are a
   VMware set-up with its own topology file and a cluster the thread does not describe, and the
   RoCE logs found start at 1 GiB (OCI) or give one size.
-- **GPUDirect-TCPX (A3 High)**, reduce-scatter and multi-node sweeps of the other collectives: none
-  found with a source that names the system.
+- **GPUDirect-TCPX (A3 High)**, reduce-scatter, and multi-node sweeps of the other collectives but
+  one allgather (2 A3 Mega nodes, above): none found with a source that names the system.
 """
 
 

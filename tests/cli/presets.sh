@@ -30,6 +30,9 @@ if runtime is not None:
 if preset == "gcp-a3mega-tcpxo":
     assert runtime["environment"] == {"NCCL_BUFFSIZE": "8388608", "NCCL_ALGO": "tree,ring", "NCCL_PROTO": "simple",
                                       "NCCL_NVLS_ENABLE": "0"}, runtime
+if preset == "gcp-a3mega-tcpxo-v1015":  # TCPXO installer v1.0.15's profile: no NCCL_ALGO, NVLS allowed
+    assert runtime["environment"] == {"NCCL_BUFFSIZE": "8388608", "NCCL_PROTO": "ll128,simple",
+                                      "NCCL_NVLSTREE_MAX_CHUNKSIZE": "131072"}, runtime
 if preset == "aws-p5-efa":
     assert runtime["tuner"] == "aws-ofi-nccl-p5" and runtime["amd_hosts"], runtime
     assert round(runtime["net_latency_s"] * 1e6, 6) == 75, runtime

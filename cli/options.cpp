@@ -146,7 +146,8 @@ CLI::Option* add_ranks_per_node_option(CLI::App& app, Rank& ranks_per_node, Rank
 CLI::Option* add_channels_option(CLI::App& app, std::uint32_t& channels, const std::string& default_help) {
   return app
       .add_option("--channels", channels,
-                  fmt::format("Channels of ring, tree, two-tree and nccl-tree allreduce and of ring allgather and reduce-scatter: "
+                  fmt::format("Channels of ring, tree, two-tree and nccl-tree allreduce, ring allgather and reduce-scatter, and chain "
+                              "and tree broadcast and reduce (each channel from the root): "
                               "the buffer (allgather, reduce-scatter: every rank's block) cut in C parts, each run by its "
                               "own instance, whose rank order is rotated within every node (--ranks-per-node) so it "
                               "crosses nodes through a different GPU and NIC, as NCCL's channels (default: {}; 1..{})",

@@ -187,8 +187,9 @@ void check_channels(const AlgorithmEntry& entry, const ScheduleRequest& request)
                               to_string(request.collective), request.bytes, request.ranks));
     return;
   }
-  if (request.collective != Collective::allreduce)
-    throw Error(fmt::format("--channels > 1 splits an allreduce, allgather or reduce-scatter, not {}; use --channels 1",
+  if (!algorithms::collective_runs_in_channels(request.collective))
+    throw Error(fmt::format("--channels > 1 splits an allreduce, broadcast, reduce, allgather or reduce-scatter, not {}; "
+                            "use --channels 1",
                             to_string(request.collective)));
 }
 

@@ -110,7 +110,7 @@ struct AlgorithmEntry {
   SegmentRule segment_rule = nullptr;  // pipelined: the default count (none: default_segments of the whole buffer)
   bool needs_ranks_per_node = false;  // runs on whole nodes only (ranks_per_node given, dividing P)
   bool sliced_steps = false;          // pipelined rings: step s S + k is slice k of ring step s
-  bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp), allreduce
+  bool takes_channels = false;        // runs C instances side by side (algorithms/channels.hpp)
   ClosedForm closed_form = nullptr;   // none: no closed form
   TeachingTrees trees = nullptr;      // none: not a tree algorithm
   StreamFactory stream = nullptr;     // none: runs held only

@@ -708,7 +708,7 @@ std::uint32_t suggested_channels(const PredictionRequest& r) {
 
 std::uint32_t channels_for(const PredictionRequest& r, std::string_view algorithm) {
   const AlgorithmEntry& a = find_algorithm(algorithm);
-  if (!a.takes_channels || (r.collective != Collective::allreduce && !algorithms::channels_split_blocks(r.collective))) {
+  if (!a.takes_channels || !algorithms::collective_runs_in_channels(r.collective)) {
     // Named, it gets what was asked (check_channels says why not); in "all" and "auto", one.
     const bool every = r.algorithms.size() == 1 && (r.algorithms[0] == "all" || r.algorithms[0] == "auto");
     return every ? 1 : r.channels;

@@ -55,6 +55,7 @@ AlgorithmEntry chain_entry() {
           .generate = chain,
           .size_bound = chain_size,
           .pipelined = true,
+          .takes_channels = true,
           .trees = chain_trees};
 }
 

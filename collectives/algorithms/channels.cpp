@@ -2,6 +2,8 @@
 // buffer, each over its own rank order, merged into one schedule (channels.hpp).
 #include "collectives/algorithms/channels.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/error.hpp"
@@ -137,6 +139,8 @@ bool channels_split_blocks(Collective collective) {
   return collective == Collective::allgather || collective == Collective::reduce_scatter;
 }
 
+bool collective_runs_in_channels(Collective collective) { return collective != Collective::alltoall; }
+
 std::uint64_t channel_bytes(Collective collective, std::uint64_t bytes, Rank ranks, std::uint32_t channels,
                             std::uint32_t channel) {
   if (!channels_split_blocks(collective) || channels <= 1 || ranks == 0) return channel_data(bytes, channels, channel).bytes;
@@ -163,8 +167,11 @@ Schedule with_channels(Generator generate, const ScheduleRequest& request) {
     ScheduleRequest one = request;
     one.channels = 1;
     one.bytes = channel_bytes(request.collective, request.bytes, request.ranks, channels, c);
+    std::vector<Rank> order = channel_order(request, c);
+    if (request.collective == Collective::broadcast || request.collective == Collective::reduce)
+      one.root = Rank(std::find(order.begin(), order.end(), request.root) - order.begin());  // the root's position
     instances.push_back(generate(one));
-    ChannelPlacement place{channel_order(request, c), channel_data(request.bytes, channels, c), one.bytes, request.bytes};
+    ChannelPlacement place{std::move(order), channel_data(request.bytes, channels, c), one.bytes, request.bytes};
     if (blocks) {
       place.data = {0, one.bytes};
       place.block = request.bytes / request.ranks;

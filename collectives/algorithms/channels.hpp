@@ -47,6 +47,11 @@ ByteRange channel_data(std::uint64_t bytes, std::uint32_t channels, std::uint32_
 // multiple of P; check_channels says so).
 bool channels_split_blocks(Collective collective);
 
+// Whether `collective` runs in channels: all but all-to-all (an allreduce, broadcast or reduce
+// split whole, an allgather or reduce-scatter by blocks). A broadcast's or reduce's channel runs
+// from the root wherever the root sits in that channel's rank order, as NCCL's rings do.
+bool collective_runs_in_channels(Collective collective);
+
 // How many data bytes channel c's instance works on: part c of the buffer, or P times part c
 // of a block (channels_split_blocks).
 std::uint64_t channel_bytes(Collective collective, std::uint64_t bytes, Rank ranks, std::uint32_t channels,

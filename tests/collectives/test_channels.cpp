@@ -24,7 +24,7 @@ using algorithms::channel_order;
 
 namespace {
 
-const std::vector<std::string> kChannelled = {"ring", "tree", "two-tree", "nccl-tree"};
+const std::vector<std::string> kChannelled = {"ring", "tree", "two-tree", "nccl-tree"};  // allreduce
 
 ScheduleRequest allreduce(Rank ranks, std::uint64_t bytes, std::uint32_t channels, Rank ranks_per_node = 0,
                           std::uint32_t segments = 0) {
@@ -77,6 +77,45 @@ TEST_CASE("The checker proves ring allgather and reduce-scatter in 1 to 4 channe
               ++proved;
             }
   CHECK(proved == 2 * 4 * 16 * 4 * 3 * 2);
+}
+
+TEST_CASE("The checker proves chain and tree broadcast and reduce in 1 to 4 channels, from any root") {
+  std::size_t proved = 0;
+  for (const std::string a : {"chain", "tree"})
+    for (Collective collective : {Collective::broadcast, Collective::reduce})
+      for (Rank g : {0u, 4u})
+        for (Rank p = 1; p <= 12; ++p)
+          for (std::uint32_t c = 1; c <= 4; ++c)
+            for (Rank root : {0u, p / 2, p - 1})
+              for (std::uint64_t bytes : {3ull, 4099ull}) {
+                INFO(a << " " << to_string(collective) << " P=" << p << " G=" << g << " C=" << c << " root=" << root
+                       << " N=" << bytes);
+                ScheduleRequest r = allreduce(p, bytes, c, g, 3);
+                r.collective = collective;
+                r.root = root;
+                const Schedule s = generate_schedule(a, r);
+                REQUIRE(s.info().channels == c);
+                REQUIRE(s.info().root == root);
+                REQUIRE_NOTHROW(check_schedule(s));
+                ++proved;
+              }
+  CHECK(proved == 2 * 2 * 2 * 12 * 4 * 3 * 2);
+}
+
+TEST_CASE("A broadcast's channels each start at the root, whose place differs in their rotated orders") {
+  // 8 ranks on nodes of 4, 2 channels: channel 1's order is 2 3 0 1 | 6 7 4 5, so root 5 sits at
+  // position 5 in channel 0's and at position 4 in channel 1's; every first-step send is the root's.
+  ScheduleRequest r = allreduce(8, 8192, 2, 4, 1);
+  r.collective = Collective::broadcast;
+  r.root = 5;
+  const Schedule s = generate_schedule("chain", r);
+  std::size_t first_step = 0;
+  for (TransferId id = 0; id < s.size(); ++id)
+    if (s.transfer(id).step == 0) {
+      ++first_step;
+      CHECK(s.transfer(id).src == 5);
+    }
+  CHECK(first_step == 2);  // one per channel
 }
 
 TEST_CASE("An allgather's channel c moves part c of every rank's block, as NCCL's channels do") {
@@ -171,9 +210,10 @@ TEST_CASE("Channels are refused where they do not apply, naming the algorithms t
   CHECK_NOTHROW(generate_schedule("ring", gather));
   gather.bytes = 1001;  // blocks of unequal size cannot be cut alike
   CHECK_THROWS_WITH(generate_schedule("ring", gather), Catch::Contains("multiple of the ranks (8)"));
-  ScheduleRequest broadcast = allreduce(8, 1024, 2);
-  broadcast.collective = Collective::broadcast;
-  CHECK_THROWS_WITH(generate_schedule("tree", broadcast), Catch::Contains("allreduce, allgather or reduce-scatter"));
+  ScheduleRequest alltoall = allreduce(8, 1024, 2);
+  alltoall.collective = Collective::alltoall;
+  CHECK_THROWS_WITH(generate_schedule("pairwise", alltoall), Catch::Contains("does not run in channels"));
+  CHECK_FALSE(algorithms::collective_runs_in_channels(Collective::alltoall));
   CHECK_THROWS_WITH(generate_schedule("ring", allreduce(8, 1024, kMaxChannels + 1)), Catch::Contains("more than the 64"));
   CHECK_NOTHROW(generate_schedule("rabenseifner", allreduce(8, 1024, 1)));
 }

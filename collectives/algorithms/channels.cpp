@@ -24,14 +24,14 @@ std::uint32_t part_holding(std::uint64_t bytes, std::uint32_t parts, std::uint64
 // instance's slot j goes to part c of merged slot j.
 struct ChannelPlacement {
   std::vector<Rank> order;
-  ByteRange data;  // the buffer split whole: the instance's data, in the merged buffer
+  ByteRange data;  // the buffer split whole (block 0): the instance's data, in the merged buffer
   std::uint64_t bytes = 0;         // the instance's data bytes
   std::uint64_t merged_bytes = 0;
   std::uint64_t block = 0;         // blocks split (channels_split_blocks): a rank's block, merged
   ByteRange slice;                 // ... and the part of every block the instance moves
 
   ByteRange place(ByteRange chunk) const {
-    if (chunk.bytes == 0) return {data.offset + slice.offset, 0};  // never sent (the builder skips empty chunks)
+    if (chunk.bytes == 0) return {block == 0 ? data.offset : slice.offset, 0};  // never sent (the builder skips empty chunks)
     if (chunk.end() <= bytes) return {merged(chunk.offset, chunk.bytes), chunk.bytes};
     const std::uint64_t slot = (chunk.offset - bytes) / bytes, x = (chunk.offset - bytes) % bytes;
     if (x + chunk.bytes > bytes) throw Error("a channel's staged chunk crosses a scratch slot; it cannot run in channels");
@@ -173,7 +173,6 @@ Schedule with_channels(Generator generate, const ScheduleRequest& request) {
     instances.push_back(generate(one));
     ChannelPlacement place{std::move(order), channel_data(request.bytes, channels, c), one.bytes, request.bytes};
     if (blocks) {
-      place.data = {0, one.bytes};
       place.block = request.bytes / request.ranks;
       place.slice = channel_data(place.block, channels, c);
     }
